@@ -1,0 +1,30 @@
+# fencebench: `make run` runs the main job, `make test` runs every test.
+SHELL := /bin/bash
+GO ?= go
+MINIO_MODULE := github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
+CACHE_BIN := $(CURDIR)/.cache/bin
+MINIO := $(CACHE_BIN)/minio
+export FENCEBENCH_MINIO_BIN ?= $(MINIO)
+
+.PHONY: run test minio lint bench
+
+run: minio
+	$(GO) run ./cmd/fencebench smoke
+
+test: minio
+	$(GO) test -race -count=1 -timeout 60m ./...
+
+# MinIO is AGPL: it is built as a separate binary and only ever run as a process.
+minio: $(MINIO)
+
+$(MINIO):
+	@mkdir -p $(CACHE_BIN)
+	@echo "building MinIO ($(MINIO_MODULE)) into .cache/bin; the first build takes a few minutes"
+	CGO_ENABLED=0 GOBIN=$(CACHE_BIN) $(GO) install $(MINIO_MODULE)
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench: minio
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,270 @@
+package compose
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fencebench/fencebench/store"
+)
+
+// MinIOPin is the MinIO module version `make minio` builds.
+const MinIOPin = "github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c"
+
+// EnvMinIOBin names an explicit MinIO binary, overriding the cache folder.
+const EnvMinIOBin = "FENCEBENCH_MINIO_BIN"
+
+// ErrNoMinIO is returned when no MinIO binary can be found.
+var ErrNoMinIO = errors.New("no MinIO binary: run `make minio` (builds " + MinIOPin + " into .cache/bin) or set " + EnvMinIOBin)
+
+// FindMinIO locates the MinIO binary: $FENCEBENCH_MINIO_BIN, else .cache/bin/minio in the
+// nearest directory at or above the working directory that holds go.mod, else minio on PATH.
+func FindMinIO() (string, error) {
+	if p := os.Getenv(EnvMinIOBin); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", EnvMinIOBin, p, err)
+		}
+		return p, nil
+	}
+	dir, err := os.Getwd()
+	if err == nil {
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				p := filepath.Join(dir, ".cache", "bin", "minio")
+				if _, err := os.Stat(p); err == nil {
+					return p, nil
+				}
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	if p, err := exec.LookPath("minio"); err == nil {
+		return p, nil
+	}
+	return "", ErrNoMinIO
+}
+
+// LocalOptions configure a local MinIO.
+type LocalOptions struct {
+	Binary  string // "" = FindMinIO
+	Bucket  string // "" = "fencebench"
+	LogPath string // "" = <data dir>/minio.log, removed with it
+	// ReadyTimeout bounds the wait for the server to answer; 0 means 60s.
+	ReadyTimeout time.Duration
+}
+
+// Local is a MinIO server running as a child process.
+type Local struct {
+	Endpoint  string
+	Bucket    string
+	AccessKey string
+	SecretKey string
+	LogPath   string
+
+	cmd     *exec.Cmd
+	dataDir string
+	logFile *os.File
+	done    chan struct{}
+	waitErr error
+	stop    sync.Once
+}
+
+// Config returns a store.Config for this server (path-style addressing).
+func (l *Local) Config() store.Config {
+	return store.Config{Endpoint: l.Endpoint, Bucket: l.Bucket, AccessKey: l.AccessKey,
+		SecretKey: l.SecretKey, PathStyle: true, Region: "us-east-1"}
+}
+
+// Addr is the server's host:port.
+func (l *Local) Addr() string { return strings.TrimPrefix(l.Endpoint, "http://") }
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// freePort asks the kernel for a free loopback port. There is a window between closing the
+// probe listener and MinIO binding it; StartLocal retries on a bind failure.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartLocal starts MinIO, waits until it answers and creates the bucket. The caller must
+// call Stop.
+func StartLocal(ctx context.Context, opts LocalOptions) (*Local, error) {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		l, err := startLocalOnce(ctx, opts)
+		if err == nil {
+			return l, nil
+		}
+		lastErr = err
+		if errors.Is(err, ErrNoMinIO) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
+	bin := opts.Binary
+	if bin == "" {
+		var err error
+		if bin, err = FindMinIO(); err != nil {
+			return nil, err
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("compose: find a free port: %w", err)
+	}
+	cport, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("compose: find a free port: %w", err)
+	}
+	dataDir, err := os.MkdirTemp("", "fencebench-minio-")
+	if err != nil {
+		return nil, fmt.Errorf("compose: data dir: %w", err)
+	}
+	l := &Local{
+		Endpoint:  fmt.Sprintf("http://127.0.0.1:%d", port),
+		Bucket:    opts.Bucket,
+		AccessKey: "fb" + randHex(8),
+		SecretKey: randHex(20),
+		dataDir:   dataDir,
+		done:      make(chan struct{}),
+	}
+	if l.Bucket == "" {
+		l.Bucket = "fencebench"
+	}
+	l.LogPath = opts.LogPath
+	if l.LogPath == "" {
+		l.LogPath = filepath.Join(dataDir, "minio.log")
+	}
+	if l.logFile, err = os.OpenFile(l.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		os.RemoveAll(dataDir)
+		return nil, fmt.Errorf("compose: log file: %w", err)
+	}
+	cmd := exec.Command(bin, "server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport), filepath.Join(dataDir, "data"))
+	cmd.Env = append(os.Environ(),
+		"MINIO_ROOT_USER="+l.AccessKey,
+		"MINIO_ROOT_PASSWORD="+l.SecretKey,
+		"MINIO_BROWSER=off",
+		"MINIO_UPDATE=off",
+		"MINIO_CI_CD=1",
+	)
+	cmd.Stdout = l.logFile
+	cmd.Stderr = l.logFile
+	// Own process group so Stop can kill MinIO and anything it spawned; the parent-death
+	// signal kills it if the bench dies without running Stop.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		l.logFile.Close()
+		os.RemoveAll(dataDir)
+		return nil, fmt.Errorf("compose: start %s: %w", bin, err)
+	}
+	l.cmd = cmd
+	go func() { l.waitErr = cmd.Wait(); close(l.done) }()
+
+	timeout := opts.ReadyTimeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	if err := l.waitReady(ctx, timeout); err != nil {
+		l.Stop()
+		return nil, err
+	}
+	if err := l.makeBucket(ctx); err != nil {
+		l.Stop()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: time.Second, Transport: store.NewTransport(nil)}
+	for {
+		select {
+		case <-l.done:
+			return fmt.Errorf("compose: MinIO exited before it was ready (%v); log:\n%s", l.waitErr, l.tailLog(2000))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		resp, err := client.Get(l.Endpoint + "/minio/health/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("compose: MinIO at %s not ready after %v; log:\n%s", l.Endpoint, timeout, l.tailLog(2000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (l *Local) makeBucket(ctx context.Context) error {
+	return MakeBucket(ctx, l.Config())
+}
+
+func (l *Local) tailLog(n int) string {
+	b, _ := os.ReadFile(l.LogPath)
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// Alive reports whether the server process is still running.
+func (l *Local) Alive() bool {
+	select {
+	case <-l.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Stop kills the server's process group, waits for it, and removes the data directory (and
+// the log, unless LogPath was given). It is idempotent.
+func (l *Local) Stop() {
+	l.stop.Do(func() {
+		if l.cmd != nil && l.cmd.Process != nil {
+			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+			select {
+			case <-l.done:
+			case <-time.After(10 * time.Second):
+			}
+		}
+		if l.logFile != nil {
+			l.logFile.Close()
+		}
+		os.RemoveAll(l.dataDir)
+	})
+}

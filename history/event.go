@@ -1,0 +1,243 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Kind says what an event records.
+type Kind string
+
+// Store calls, recorded at the client boundary by a recording store wrapper.
+const (
+	StoreGet         Kind = "store.get"
+	StorePut         Kind = "store.put"
+	StorePutIfAbsent Kind = "store.put-if-absent"
+	StorePutIfMatch  Kind = "store.put-if-match"
+	StoreDelete      Kind = "store.delete"
+	StoreDeleteMany  Kind = "store.delete-many"
+	StoreList        Kind = "store.list"
+)
+
+// Client traffic.
+const (
+	// Op: a client submitted operation Ops[0] to Writer (the writer it believed primary).
+	Op Kind = "op"
+	// Ack: Writer acknowledged the operations in Ops.
+	Ack Kind = "ack"
+)
+
+// Protocol steps of a writer.
+const (
+	Promote     Kind = "promote"      // promotion to primary at Term began/ended
+	Claim       Kind = "claim"        // seal/claim of the fence at Term
+	Sync        Kind = "sync"         // one sync attempt: .tlog -> metadata -> CAS -> ack
+	CAS         Kind = "cas"          // the fence advance (If-Match) of a sync; Seq = attempted seq
+	Fenced      Kind = "fenced"       // the writer learned it is fenced; Err says why
+	RestoreRead Kind = "restore-read" // read of the restore point; Ops = recovered op ids
+	Transfer    Kind = "transfer"     // relocation: fence ownership moved to Detail (target allocation)
+	Handoff     Kind = "handoff"      // relocation: primary context handed to the target
+	Revert      Kind = "revert"       // relocation aborted: revert with the retained token
+	Adopt       Kind = "adopt"        // a relocation target re-adopted the fence
+	Publish     Kind = "publish"      // segment reference set published (or skipped: Outcome fail)
+	Collect     Kind = "collect"      // segment garbage collection (Detail lists deleted files)
+	Hydrate     Kind = "hydrate"      // segment fetch during hydration
+	Crash       Kind = "crash"
+	Pause       Kind = "pause"
+	Resume      Kind = "resume"
+	StandDown   Kind = "stand-down" // a relocation source stopped serving after a refused revert
+	Audit       Kind = "audit"      // the final auditor's recovery; Ops = the recovered op set
+)
+
+// Fault windows.
+const (
+	FaultStart Kind = "fault-start" // Detail names the fault; Writer is the writer it hits
+	FaultEnd   Kind = "fault-end"
+)
+
+// Outcome of a call or step.
+type Outcome string
+
+// Outcomes. An instantaneous event (an ack, a fault start) has OK.
+const (
+	OK        Outcome = "ok"
+	Fail      Outcome = "fail"
+	FencedOut Outcome = "fenced"
+	Ambiguous Outcome = "ambiguous"
+)
+
+// Event is the single record of fencebench's history. Fields that do not apply are zero and
+// omitted from JSON.
+type Event struct {
+	ID       int64         `json:"id"`
+	Invoke   time.Duration `json:"invoke"`   // run-relative, monotonic
+	Complete time.Duration `json:"complete"` // >= Invoke
+	Writer   string        `json:"writer,omitempty"`
+	Kind     Kind          `json:"kind"`
+	Key      string        `json:"key,omitempty"`
+	Term     int64         `json:"term,omitempty"`
+	Token    string        `json:"token,omitempty"` // ETag presented or obtained
+	Seq      int64         `json:"seq,omitempty"`
+	Ops      []int64       `json:"ops,omitempty"`
+	Outcome  Outcome       `json:"outcome,omitempty"`
+	Err      string        `json:"err,omitempty"`
+	Status   int           `json:"status,omitempty"` // HTTP status of a store call, when one arrived
+	Code     string        `json:"code,omitempty"`   // S3 error code of a store call
+	Detail   string        `json:"detail,omitempty"`
+}
+
+// String is a one-line rendering for logs and narratives.
+func (e Event) String() string {
+	s := fmt.Sprintf("#%d %s %s", e.ID, fmtDur(e.Invoke), e.Kind)
+	if e.Writer != "" {
+		s += " writer=" + e.Writer
+	}
+	if e.Term != 0 {
+		s += fmt.Sprintf(" term=%d", e.Term)
+	}
+	if e.Key != "" {
+		s += " key=" + e.Key
+	}
+	if e.Outcome != "" {
+		s += " -> " + string(e.Outcome)
+	}
+	if e.Err != "" {
+		s += " (" + e.Err + ")"
+	}
+	return s
+}
+
+func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
+
+// Recorder collects events from concurrent writers.
+type Recorder struct {
+	start time.Time
+
+	mu     sync.Mutex
+	nextID int64
+	events []Event
+}
+
+// NewRecorder starts a recorder whose clock reads zero now.
+func NewRecorder() *Recorder { return &Recorder{start: time.Now()} }
+
+// Now is the run-relative time.
+func (r *Recorder) Now() time.Duration { return time.Since(r.start) }
+
+// Start is the wall-clock instant the recorder's clock reads zero.
+func (r *Recorder) Start() time.Time { return r.start }
+
+// Record appends e, assigning its ID. A zero Invoke and Complete are set to now; a Complete
+// before Invoke is a harness bug and panics.
+func (r *Recorder) Record(e Event) Event {
+	now := r.Now()
+	if e.Invoke == 0 && e.Complete == 0 {
+		e.Invoke, e.Complete = now, now
+	}
+	if e.Complete == 0 {
+		e.Complete = now
+	}
+	if e.Complete < e.Invoke {
+		panic(fmt.Sprintf("history: event completes before it is invoked: %v", e))
+	}
+	if e.Outcome == "" {
+		e.Outcome = OK
+	}
+	r.mu.Lock()
+	r.nextID++
+	e.ID = r.nextID
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+	return e
+}
+
+// Span is an event in progress, from Begin to End.
+type Span struct {
+	r *Recorder
+	e Event
+}
+
+// Begin stamps e's invoke time; End records it.
+func (r *Recorder) Begin(e Event) *Span {
+	e.Invoke = r.Now()
+	return &Span{r: r, e: e}
+}
+
+// Event gives access to the pending event, to fill fields learned during the call.
+func (s *Span) Event() *Event { return &s.e }
+
+// End records the event with its outcome and error text.
+func (s *Span) End(o Outcome, err error) Event {
+	s.e.Complete = s.r.Now()
+	if s.e.Complete < s.e.Invoke {
+		s.e.Complete = s.e.Invoke
+	}
+	s.e.Outcome = o
+	if err != nil {
+		s.e.Err = err.Error()
+	}
+	return s.r.Record(s.e)
+}
+
+// Events returns a copy of everything recorded so far, ordered by invoke time (ties by ID).
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	out := append([]Event(nil), r.events...)
+	r.mu.Unlock()
+	Sort(out)
+	return out
+}
+
+// Sort orders events by invoke time, then ID.
+func Sort(ev []Event) {
+	sort.SliceStable(ev, func(i, j int) bool {
+		if ev[i].Invoke != ev[j].Invoke {
+			return ev[i].Invoke < ev[j].Invoke
+		}
+		return ev[i].ID < ev[j].ID
+	})
+}
+
+// Encode writes events as JSON Lines.
+func Encode(w io.Writer, events []Event) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for i := range events {
+		if err := enc.Encode(&events[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// Decode reads JSON Lines written by Encode. Unknown fields are an error naming the line, so
+// a history from an incompatible bench is not silently misread.
+func Decode(rd io.Reader) ([]Event, error) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	var out []Event
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var e Event
+		dec := json.NewDecoder(bytesReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return nil, fmt.Errorf("history: line %d: %w", line, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("history: line %d: %w", line+1, err)
+	}
+	return out, nil
+}

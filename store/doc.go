@@ -1,0 +1,23 @@
+// Package store is fencebench's access layer to an S3-compatible object store.
+//
+// It guarantees three things to everything above it:
+//
+//   - One small interface, [Store], holding exactly the calls a fencing protocol needs: get (body
+//     and ETag), put, put-if-absent (If-None-Match: *), put-if-match (If-Match), delete,
+//     delete-many with per-key failures, and a complete, key-ordered listing by prefix.
+//   - No hidden retries. Both SDK adapters are built with automatic retries off (a conditional PUT
+//     whose first attempt landed would come back from a retry as 412, indistinguishable from
+//     being fenced), and every call is bounded by a per-call timeout.
+//   - Errors classified once, here, into sentinels for errors.Is: [ErrPreconditionFailed],
+//     [ErrNotFound], [ErrConflict], [ErrAmbiguous] and [ErrConfig]. The HTTP status, S3 error
+//     code and request id stay reachable through [*Error] for reports.
+//
+// Two adapters talk to real stores, one over github.com/minio/minio-go/v7 ([NewMinio]) and one
+// over github.com/aws/aws-sdk-go-v2 ([NewAWS]); [Mem] is an in-memory store with the same
+// conditional-write semantics as MinIO, used for fast deterministic protocol traces. The
+// contract suite in store/storetest runs against all three.
+//
+// ETags are opaque tokens. Adapters return them without the surrounding double quotes and add
+// the quotes back when sending If-Match, so a token read with Get compares equal to one
+// returned by a Put.
+package store
