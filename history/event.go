@@ -27,31 +27,65 @@ const (
 // Client traffic.
 const (
 	// Op: a client submitted operation Ops[0] to Writer (the writer it believed primary).
+	// Recorded when the writer accepted it into its buffer; Outcome fail when refused.
 	Op Kind = "op"
-	// Ack: Writer acknowledged the operations in Ops.
+	// Ack: Writer, at Term, acknowledged the operations in Ops after a sync whose fence CAS
+	// reached Seq on Key. Recorded only when both the metadata upload and the CAS succeeded.
+	// Invoke is the invoke time of that CAS (the moment the writer staked its claim to
+	// ownership); Complete is the ack itself.
 	Ack Kind = "ack"
 )
 
-// Protocol steps of a writer.
+// Protocol steps of a writer. Spans (Begin/End) carry an Outcome: ok, fail (a definite
+// refusal that is not fencing), fenced, or ambiguous (retryable).
 const (
-	Promote     Kind = "promote"      // promotion to primary at Term began/ended
-	Claim       Kind = "claim"        // seal/claim of the fence at Term
-	Sync        Kind = "sync"         // one sync attempt: .tlog -> metadata -> CAS -> ack
-	CAS         Kind = "cas"          // the fence advance (If-Match) of a sync; Seq = attempted seq
-	Fenced      Kind = "fenced"       // the writer learned it is fenced; Err says why
-	RestoreRead Kind = "restore-read" // read of the restore point; Ops = recovered op ids
-	Transfer    Kind = "transfer"     // relocation: fence ownership moved to Detail (target allocation)
-	Handoff     Kind = "handoff"      // relocation: primary context handed to the target
-	Revert      Kind = "revert"       // relocation aborted: revert with the retained token
-	Adopt       Kind = "adopt"        // a relocation target re-adopted the fence
-	Publish     Kind = "publish"      // segment reference set published (or skipped: Outcome fail)
-	Collect     Kind = "collect"      // segment garbage collection (Detail lists deleted files)
-	Hydrate     Kind = "hydrate"      // segment fetch during hydration
-	Crash       Kind = "crash"
-	Pause       Kind = "pause"
-	Resume      Kind = "resume"
-	StandDown   Kind = "stand-down" // a relocation source stopped serving after a refused revert
-	Audit       Kind = "audit"      // the final auditor's recovery; Ops = the recovered op set
+	// Promote: promotion to primary at Term (seal -> restore read -> hydrate -> active).
+	Promote Kind = "promote"
+	// Claim: the seal/claim of fence Key at Term. Outcome ok means the writer now owns the
+	// term's CAS chain (Token, Seq); it is an ownership acquisition. Detail "seal" (unguarded
+	// throwaway instance) or "readopt" (a guarded instance's first advance).
+	Claim Kind = "claim"
+	// Sync: one sync attempt covering Ops: .tlog -> metadata -> CAS -> ack.
+	Sync Kind = "sync"
+	// CAS: the fence advance (If-Match) of a sync on Key at Term; Seq is the attempted seq,
+	// Token the ETag obtained (ok) or presented (otherwise).
+	CAS Kind = "cas"
+	// Fenced: Writer learned it is fenced at Term; Err says why. Terminal for that writer.
+	Fenced Kind = "fenced"
+	// RestoreRead: Writer at Term read its restore point; Ops is the recovered op set and
+	// Detail the metadata key it followed ("" when there was none).
+	RestoreRead Kind = "restore-read"
+	// Transfer: a relocation source moved fence ownership of Key to the target allocation in
+	// Detail (the target writer's id); Token is the ETag it retained for a revert.
+	Transfer Kind = "transfer"
+	// Handoff: the source handed the primary context to the target writer named in Detail.
+	// Outcome fail means the handoff message (or its answer) was lost.
+	Handoff Kind = "handoff"
+	// Revert: an aborted relocation's source reverted with its retained token. Outcome ok
+	// means it owns the chain again (an ownership acquisition); fail means it stands down.
+	Revert Kind = "revert"
+	// Adopt: a relocation target took over the fence at the same Term by recorded ownership.
+	// Outcome ok is an ownership acquisition.
+	Adopt Kind = "adopt"
+	// Publish: a segment reference set was published to Key (Outcome ok) or the publish gate
+	// refused it (Outcome fail, Err says why).
+	Publish Kind = "publish"
+	// Collect: garbage collection deleted segment file Key (Outcome ok), or the collection gate
+	// refused a whole round (Outcome fail, Key empty, Err says why).
+	Collect Kind = "collect"
+	// Hydrate: Writer fetched segment file Key that the reference set it read lists. Outcome
+	// fail with Status 404 means a listed file had vanished. Detail "relocation-target" marks
+	// a same-term target hydrating without a seal, which is allowed.
+	Hydrate Kind = "hydrate"
+	// Crash, Pause, Resume: lifecycle of a simulated copy.
+	Crash  Kind = "crash"
+	Pause  Kind = "pause"
+	Resume Kind = "resume"
+	// StandDown: a relocation source stopped serving after a refused revert (not fenced).
+	StandDown Kind = "stand-down"
+	// Audit: the final auditor's recovery at Term; Ops is the recovered op set, the durability
+	// ground truth.
+	Audit Kind = "audit"
 )
 
 // Fault windows.

@@ -1,0 +1,72 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// LedgerEntry is one request as the L7 fault proxy saw it: what the client sent, what fault
+// rule (if any) fired, what the store answered and whether the client received that answer.
+// The ledger is ground truth for resolving ambiguous operations: an entry with a 2xx Status
+// and Delivered false is a write the store applied and the client never heard about.
+type LedgerEntry struct {
+	ID          int64         `json:"id"`
+	Time        time.Duration `json:"time"` // run-relative, when the request arrived
+	Done        time.Duration `json:"done"` // run-relative, when the proxy finished with it
+	Writer      string        `json:"writer"`
+	Method      string        `json:"method"`
+	Key         string        `json:"key"` // object key without the bucket ("" for bucket-level calls)
+	Query       string        `json:"query,omitempty"`
+	IfMatch     string        `json:"if_match,omitempty"`
+	IfNoneMatch string        `json:"if_none_match,omitempty"`
+	Rule        string        `json:"rule,omitempty"`   // name of the rule that fired
+	Action      string        `json:"action,omitempty"` // its action
+	Forwarded   bool          `json:"forwarded"`        // the store received the request
+	Copies      int           `json:"copies,omitempty"` // times the store received it (duplicate: 2)
+	Status      int           `json:"status,omitempty"` // the store's status (0: none)
+	ETag        string        `json:"etag,omitempty"`   // the store's ETag, quotes stripped
+	Code        string        `json:"code,omitempty"`   // the store's S3 error code
+	Delivered   bool          `json:"delivered"`        // the client received the store's answer
+	Synthetic   int           `json:"synthetic,omitempty"`
+	Err         string        `json:"err,omitempty"`
+}
+
+// Applied reports whether the store accepted the request (a 2xx answer).
+func (l LedgerEntry) Applied() bool { return l.Forwarded && l.Status >= 200 && l.Status < 300 }
+
+// EncodeLedger writes entries as JSON Lines.
+func EncodeLedger(w io.Writer, entries []LedgerEntry) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for i := range entries {
+		if err := enc.Encode(&entries[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// DecodeLedger reads JSON Lines written by EncodeLedger.
+func DecodeLedger(rd io.Reader) ([]LedgerEntry, error) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	var out []LedgerEntry
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var e LedgerEntry
+		dec := json.NewDecoder(bytesReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return nil, fmt.Errorf("ledger: line %d: %w", line, err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}
