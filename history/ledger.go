@@ -30,7 +30,6 @@ type LedgerEntry struct {
 	ETag        string        `json:"etag,omitempty"`   // the store's ETag, quotes stripped
 	Code        string        `json:"code,omitempty"`   // the store's S3 error code
 	Delivered   bool          `json:"delivered"`        // the client received the store's answer
-	Synthetic   int           `json:"synthetic,omitempty"`
 	Err         string        `json:"err,omitempty"`
 }
 
