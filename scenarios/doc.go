@@ -1,0 +1,10 @@
+// Package scenarios turns scenario YAML into validated [Scenario] values, and ships the
+// catalogue of scenarios the bench runs by default.
+//
+// It guarantees that a Scenario it returns is complete and consistent: every field is known,
+// every duration parses, every writer a step names exists, terms do not clash unless the
+// scenario says they may, every action and protocol variant is one the bench knows. Anything
+// else is rejected before a run starts, with an error naming the file, line, column and field
+// and saying what was expected. Decoding is strict: an unknown field is an error, never
+// ignored.
+package scenarios

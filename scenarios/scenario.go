@@ -1,0 +1,198 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// Scenario is one validated scenario file.
+type Scenario struct {
+	Name        string
+	Description string
+	Seed        uint64        // 0: draw one at run time (and record it)
+	Duration    time.Duration // hard cap for the schedule
+	Writers     []Writer
+	Traffic     Traffic
+	Client      string // "minio-go" or "aws-sdk"; "" lets the run choose
+	Protocol    string // protocol variant; "correct" by default
+	Kills       []Kill // variants this scenario must kill (the kill matrix)
+	Store       StoreSpec
+	Steps       []Step
+	Expect      Expect
+
+	// Source is the file the scenario came from ("" for an embedded one: then
+	// "catalogue/<name>.yaml"); Raw is its bytes, persisted with every run.
+	Source string
+	Raw    []byte
+}
+
+// Writer declares one simulated shard copy.
+type Writer struct {
+	ID   string
+	Role string // "primary" (claims at start), "standby" (idle until promoted)
+	Term int64  // the primary's term; 0 for a standby
+	Pos  Pos
+}
+
+// Traffic is the client workload.
+type Traffic struct {
+	Clients      int
+	Rate         float64 // ops per second across all clients
+	SyncEvery    int     // a sync after this many buffered ops
+	SyncInterval time.Duration
+}
+
+// Kill names a broken protocol variant this scenario must catch, and the invariants that
+// must fail when it runs with it.
+type Kill struct {
+	Variant  string
+	Violates []string // empty: any safety invariant failing counts
+	Pos      Pos
+}
+
+// StoreSpec says what the run expects of the store.
+type StoreSpec struct {
+	// AllowUnenforced runs even when the store fails the conditional-write probe (the
+	// lying-store scenario); otherwise such a store is refused up front.
+	AllowUnenforced bool
+}
+
+// Expect is what the checker must find.
+type Expect struct {
+	Verdict        string   // "pass" (default) or "fail"
+	Violated       []string // invariants that must fail (with Verdict fail)
+	Fenced         []string // writers that must end fenced
+	MinAcked       int      // floor on acknowledged ops
+	FaultsMustFire string   // "all" (default) or "none"
+	MaxTimeToFence time.Duration
+}
+
+// Pos is a position in a scenario file.
+type Pos struct{ Line, Col int }
+
+// Trigger kinds.
+const (
+	TriggerAt    = "at"
+	TriggerAfter = "after"
+)
+
+// Step is one scheduled action: when it fires (At, or After a writer's protocol event), what
+// it does (Action with its parameters), and optionally For, a window after which a fault heals
+// itself.
+type Step struct {
+	Index   int
+	Trigger string        // TriggerAt or TriggerAfter
+	At      time.Duration // for TriggerAt
+	After   *EventTrigger // for TriggerAfter
+	For     time.Duration // 0: no window
+	Action  string        // one of Actions
+	Params  Params
+	Pos     Pos
+}
+
+// EventTrigger fires a step when Writer has emitted Event Count times (Count >= 1), then
+// waits Delay.
+type EventTrigger struct {
+	Writer string
+	Event  string
+	Count  int
+	Delay  time.Duration
+}
+
+// Params are an action's parameters; which fields apply depends on the action.
+type Params struct {
+	Writer string // the writer the action applies to
+	// partition
+	Mode string // "refuse" | "blackhole"
+	// latency, slow-close, http delay
+	Delay time.Duration
+	// bandwidth
+	KBps int64
+	// flap
+	On, Off time.Duration
+	// http
+	Rule HTTPRule
+	// promote, restart
+	Term int64
+	Twin bool // promote at a term another writer already holds (equal-term twin)
+	// restart
+	As string // the new incarnation's writer id ("" = Writer + "'")
+	// relocate
+	Target      string
+	AbortAt     string // "", "before-target-writes", "after-target-acks"
+	LoseHandoff bool
+	// recover: a third copy hydrating while the primary works
+	From string
+}
+
+// HTTPRule is an L7 fault rule.
+type HTTPRule struct {
+	Name        string
+	Method      string
+	Key         string
+	Header      string
+	Value       string
+	Nth         int
+	Count       int
+	Action      string // drop-response | status | delay | duplicate | strip-conditions
+	Status      int
+	Code        string
+	Delay       time.Duration
+}
+
+// Actions lists every step action, with a one-line description.
+var Actions = []struct{ Name, Layer, Description string }{
+	{"partition", "l4", "cut the writer's path to the store: mode refuse (connections refused) or blackhole (requests hang until the client's deadline)"},
+	{"heal", "l4", "remove every network fault from the writer's path"},
+	{"latency", "l4", "add a fixed delay to every response on the writer's path"},
+	{"bandwidth", "l4", "limit the writer's path to kbps kilobytes per second"},
+	{"reset", "l4", "reset the writer's connections"},
+	{"slow-close", "l4", "delay closing the writer's connections"},
+	{"flap", "l4", "toggle a refusing partition on and off"},
+	{"http", "l7", "add a request-level fault rule on the writer's path"},
+	{"promote", "protocol", "promote a standby (or restart) to primary at a term"},
+	{"relocate", "protocol", "relocate the primary to a target copy at the same term, optionally aborting"},
+	{"crash", "protocol", "stop the writer at once, mid-request if need be"},
+	{"restart", "protocol", "start a new incarnation of a crashed writer at a higher term"},
+	{"pause", "protocol", "freeze the writer with its state, like a long GC pause"},
+	{"resume", "protocol", "unfreeze a paused writer"},
+	{"refresh", "protocol", "upload new segment files and publish a reference set (gated)"},
+	{"gc", "protocol", "collect segment files no longer referenced (gated)"},
+	{"recover", "protocol", "a copy hydrates from the store while the primary works"},
+}
+
+// Events a step can wait for with `after`.
+var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "transferred",
+	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted"}
+
+// HTTPActions lists the L7 actions.
+var HTTPActions = []string{"drop-response", "status", "delay", "duplicate", "strip-conditions"}
+
+// Invariants lists the invariant names a scenario may expect to fail.
+var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
+	"SeqMonotonic", "NoSpuriousFencing", "TargetAcksAreDurable", "HydrationIntegrity",
+	"OwnerNeverReadUnsealed", "StoreLinearizable", "Liveness"}
+
+// WriterIDs returns the ids of every writer a scenario may refer to: the declared ones and
+// the incarnations its restart steps create.
+func (s *Scenario) WriterIDs() []string {
+	var ids []string
+	for _, w := range s.Writers {
+		ids = append(ids, w.ID)
+	}
+	for _, st := range s.Steps {
+		if st.Action == "restart" {
+			ids = append(ids, st.Params.As)
+		}
+	}
+	return ids
+}
+
+// FaultName is the stable name of the fault a step injects, used for attestation: the HTTP
+// rule's name, or "<action>@step<index>" for network and protocol faults.
+func (st Step) FaultName() string {
+	if st.Action == "http" {
+		return st.Params.Rule.Name
+	}
+	return fmt.Sprintf("%s:%s@step%d", st.Action, st.Params.Writer, st.Index)
+}

@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MaxDuration caps a scenario's schedule: scenarios are meant to take seconds.
+const MaxDuration = 10 * time.Minute
+
+// at records an error found after decoding. A zero ps is filled from the position where the
+// field (or its nearest enclosing field) was seen.
+func (p *parser) at(ps Pos, field, format string, a ...any) {
+	for f := field; ps.Line == 0 && f != ""; {
+		if q, ok := p.pos[f]; ok {
+			ps = q
+			break
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i < 0 {
+			break
+		}
+		f = f[:i]
+	}
+	if ps.Line == 0 {
+		ps = Pos{Line: 1, Col: 1}
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: ps.Line, Col: ps.Col, Field: field, Msg: fmt.Sprintf(format, a...)})
+}
+
+func (p *parser) validate(s *Scenario, opts Options) {
+	if s.Duration == 0 || s.Duration > MaxDuration {
+		p.at(Pos{}, "duration", "expected a duration between 1ms and %v, got %v", MaxDuration, s.Duration)
+	}
+	known := map[string]bool{}
+	terms := map[int64]string{}
+	primaries := 0
+	for i, w := range s.Writers {
+		field := fmt.Sprintf("writers[%d]", i)
+		if known[w.ID] {
+			p.at(w.Pos, field+".id", "writer %q declared twice", w.ID)
+		}
+		known[w.ID] = true
+		switch w.Role {
+		case "primary":
+			primaries++
+			if w.Term == 0 {
+				p.at(w.Pos, field+".term", "missing: a primary needs a term >= 1")
+			}
+			if other, ok := terms[w.Term]; ok {
+				p.at(w.Pos, field+".term", "term clash: writer %q already starts at term %d", other, w.Term)
+			}
+			terms[w.Term] = w.ID
+		case "standby":
+			if w.Term != 0 {
+				p.at(w.Pos, field+".term", "a standby has no term until a promote step gives it one")
+			}
+		}
+	}
+	if len(s.Writers) > 0 && primaries == 0 {
+		hasPromote := false
+		for _, st := range s.Steps {
+			hasPromote = hasPromote || st.Action == "promote"
+		}
+		if !hasPromote {
+			p.at(Pos{}, "writers", "no primary: declare a writer with role primary or promote one in a step")
+		}
+	}
+	if s.Traffic.Clients < 0 {
+		p.at(Pos{}, "traffic.clients", "expected 0 or more clients")
+	}
+	if opts.Variants != nil {
+		if !contains(opts.Variants, s.Protocol) {
+			p.at(Pos{}, "protocol", "unknown protocol variant %q%s; expected one of %s", s.Protocol,
+				suggest(s.Protocol, opts.Variants), strings.Join(opts.Variants, ", "))
+		}
+		for i, k := range s.Kills {
+			if k.Variant == "correct" {
+				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "the correct protocol is not a variant to kill")
+			} else if !contains(opts.Variants, k.Variant) {
+				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "unknown protocol variant %q%s; expected one of %s",
+					k.Variant, suggest(k.Variant, opts.Variants), strings.Join(opts.Variants, ", "))
+			}
+		}
+	}
+	seenKill := map[string]bool{}
+	for i, k := range s.Kills {
+		if seenKill[k.Variant] {
+			p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "variant %q listed twice", k.Variant)
+		}
+		seenKill[k.Variant] = true
+	}
+
+	// Writers created by restart steps exist from that step on.
+	ruleNames := map[string]bool{}
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		field := fmt.Sprintf("steps[%d].%s", i, st.Action)
+		if st.Trigger == TriggerAt && st.At > s.Duration && s.Duration > 0 {
+			p.at(st.Pos, fmt.Sprintf("steps[%d].at", i), "step at %v is after the scenario's duration %v", st.At, s.Duration)
+		}
+		if st.After != nil && st.After.Writer != "" && !known[st.After.Writer] {
+			p.at(st.Pos, fmt.Sprintf("steps[%d].after.writer", i), "unknown writer %q%s; declared writers: %s",
+				st.After.Writer, suggest(st.After.Writer, sortedKeys(known)), strings.Join(sortedKeys(known), ", "))
+		}
+		layer := ""
+		for _, a := range Actions {
+			if a.Name == st.Action {
+				layer = a.Layer
+			}
+		}
+		if st.For > 0 && layer == "protocol" && st.Action != "pause" {
+			p.at(st.Pos, fmt.Sprintf("steps[%d].for", i), "a window (for) applies to faults and pause; %s is a one-off action", st.Action)
+		}
+		if st.Action == "" {
+			continue
+		}
+		pr := &st.Params
+		if pr.Writer != "" && !known[pr.Writer] {
+			p.at(st.Pos, field+".writer", "unknown writer %q%s; declared writers: %s", pr.Writer,
+				suggest(pr.Writer, sortedKeys(known)), strings.Join(sortedKeys(known), ", "))
+		}
+		switch st.Action {
+		case "promote":
+			if other, ok := terms[pr.Term]; ok && other != pr.Writer && !pr.Twin {
+				p.at(st.Pos, field+".term", "term clash: writer %q already holds term %d; set twin: true to promote an equal-term twin on purpose", other, pr.Term)
+			}
+			if _, ok := terms[pr.Term]; !ok {
+				terms[pr.Term] = pr.Writer
+			}
+		case "restart":
+			if known[pr.As] {
+				p.at(st.Pos, field+".as", "writer %q already exists; a restart creates a new incarnation with a new id", pr.As)
+			}
+			known[pr.As] = true
+			if other, ok := terms[pr.Term]; ok {
+				p.at(st.Pos, field+".term", "term clash: writer %q already holds term %d", other, pr.Term)
+			}
+			terms[pr.Term] = pr.As
+		case "relocate":
+			if pr.Target != "" && !known[pr.Target] {
+				p.at(st.Pos, field+".target", "unknown writer %q; declared writers: %s", pr.Target, strings.Join(sortedKeys(known), ", "))
+			}
+			if pr.Target == pr.Writer && pr.Target != "" {
+				p.at(st.Pos, field+".target", "a writer cannot relocate to itself")
+			}
+		case "recover":
+			if pr.From != "" && !known[pr.From] {
+				p.at(st.Pos, field+".from", "unknown writer %q", pr.From)
+			}
+		case "http":
+			if pr.Rule.Name == "" {
+				pr.Rule.Name = fmt.Sprintf("http@step%d", i)
+			}
+			if ruleNames[pr.Rule.Name] {
+				p.at(st.Pos, field+".name", "rule name %q used twice; rule names must be unique", pr.Rule.Name)
+			}
+			ruleNames[pr.Rule.Name] = true
+		}
+	}
+	for i, w := range s.Expect.Fenced {
+		if !known[w] {
+			p.at(Pos{}, fmt.Sprintf("expect.fenced[%d]", i), "unknown writer %q; declared writers: %s", w, strings.Join(sortedKeys(known), ", "))
+		}
+	}
+	if len(s.Expect.Violated) > 0 && s.Expect.Verdict != "fail" {
+		p.at(Pos{}, "expect.violated", "listing violated invariants needs verdict: fail")
+	}
+}
+
+func suggest(s string, allowed []string) string {
+	if c := closest(s, allowed); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
