@@ -127,17 +127,17 @@ type Params struct {
 
 // HTTPRule is an L7 fault rule.
 type HTTPRule struct {
-	Name        string
-	Method      string
-	Key         string
-	Header      string
-	Value       string
-	Nth         int
-	Count       int
-	Action      string // drop-response | status | delay | duplicate | strip-conditions
-	Status      int
-	Code        string
-	Delay       time.Duration
+	Name   string
+	Method string
+	Key    string
+	Header string
+	Value  string
+	Nth    int
+	Count  int
+	Action string // drop-response | status | delay | duplicate | strip-conditions
+	Status int
+	Code   string
+	Delay  time.Duration
 }
 
 // Actions lists every step action, with a one-line description.
