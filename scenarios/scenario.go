@@ -171,7 +171,7 @@ var HTTPActions = []string{"drop-response", "status", "delay", "duplicate", "str
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
 	"SeqMonotonic", "NoSpuriousFencing", "TargetAcksAreDurable", "HydrationIntegrity",
-	"OwnerNeverReadUnsealed", "StoreLinearizable", "Liveness"}
+	"OwnerNeverReadUnsealed", "StoreLinearizable", "TimeToFence"}
 
 // WriterIDs returns the ids of every writer a scenario may refer to: the declared ones and
 // the incarnations its restart steps create.
