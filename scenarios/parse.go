@@ -652,9 +652,9 @@ func contains(list []string, s string) bool {
 
 // closest suggests the allowed word nearest to s when it is a plausible typo.
 func closest(s string, allowed []string) string {
-	best, bestD := "", 3
+	best, bestD := "", min(3, max(1, len(s)/3)+1)
 	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(a)); d < bestD {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(a)); d < bestD && d < len(s) {
 			best, bestD = a, d
 		}
 	}
