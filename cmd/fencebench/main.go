@@ -2,8 +2,9 @@
 //
 // Subcommands:
 //
-//	smoke    start an embedded MinIO, run a conditional-write round trip through both store
-//	         adapters, stop MinIO
+//	validate [files | dirs | names]   check scenarios without running anything
+//	list                              the shipped scenarios and the protocol variants
+//	smoke                             embedded MinIO round trip through both store adapters
 package main
 
 import (
@@ -36,7 +37,15 @@ func main() {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: fencebench <command>\n\ncommands:\n  smoke   embedded MinIO round trip through both store adapters")
+	fmt.Fprint(w, `usage: fencebench <command> [arguments]
+
+commands:
+  validate [files | dirs | names]   check scenarios without running anything
+  list                              the shipped scenarios and the protocol variants
+  smoke                             embedded MinIO round trip through both store adapters
+
+exit codes: 0 pass, 1 an invariant failed, 2 inconclusive, 254 bad input, 255 harness error
+`)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -45,6 +54,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	switch args[0] {
+	case "validate":
+		return validate(args[1:], stdout, stderr)
+	case "list":
+		return list(stdout)
 	case "smoke":
 		if err := smoke(ctx, stdout); err != nil {
 			fmt.Fprintf(stderr, "fencebench smoke: %v\n", err)

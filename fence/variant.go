@@ -1,0 +1,128 @@
+package fence
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Variant names a protocol variant: Correct, or one deliberately broken mutation the bench
+// must catch. Each variant is a single switch read where the behaviour lives; its Layer says
+// which package reads it.
+type Variant string
+
+// The variants. Correct is the protocol as specified; every other value breaks exactly one
+// rule. Mutant ids (M1...) refer to the protocol design's mutant index.
+const (
+	Correct                   Variant = "correct"
+	NoReadoptionGuard         Variant = "no-readoption-guard"
+	CASConcurrentWithMetadata Variant = "cas-concurrent-with-metadata"
+	RestoreBeforeClaim        Variant = "restore-before-claim"
+	NoSweep                   Variant = "no-sweep"
+	NoSurvivorCheck           Variant = "no-survivor-check"
+	NoReverify                Variant = "no-reverify"
+	NoTermFloor               Variant = "no-term-floor"
+	ConflictIsFenced          Variant = "conflict-is-fenced"
+	ConflictIsSuccess         Variant = "conflict-is-success"
+	AmbiguousIsSuccess        Variant = "ambiguous-is-success"
+	AmbiguousIsFenced         Variant = "ambiguous-is-fenced"
+	AdoptWithoutIdentity      Variant = "adopt-without-identity"
+	SDKRetries                Variant = "sdk-retries"
+	ReuseHalfClaimed          Variant = "reuse-half-claimed"
+	WithdrawArbitrated        Variant = "withdraw-arbitrated"
+	TargetClaimsBlindly       Variant = "target-claims-blindly"
+	RevertWithFreshToken      Variant = "revert-with-fresh-token"
+	RecreateOn404             Variant = "recreate-on-404"
+	NoSegmentGates            Variant = "no-segment-gates"
+	CollectionFailsOpen       Variant = "collection-fails-open"
+	PublishFailsClosed        Variant = "publish-fails-closed"
+	HydrateBeforeSeal         Variant = "hydrate-before-seal"
+	AcceptUnenforcedStore     Variant = "accept-unenforced-store"
+	NoSeq                     Variant = "no-seq"
+	NotFoundIsRetryable       Variant = "404-is-retryable"
+	NoAdoptionOnTransfer      Variant = "no-adoption-on-transfer"
+	FencedNotSticky           Variant = "fenced-not-sticky"
+)
+
+// Layers: which package reads a variant's switch.
+const (
+	LayerFence   = "fence"   // read inside this package
+	LayerWriters = "writers" // read by the writers' sync pipeline (ordering of I/O around the fence)
+	LayerRunner  = "runner"  // read where the store is built and accepted
+)
+
+// VariantInfo describes one registered variant.
+type VariantInfo struct {
+	Name        Variant
+	Description string
+	Layer       string // LayerFence, LayerWriters or LayerRunner
+}
+
+var registry = []VariantInfo{
+	{Correct, "the protocol as specified", LayerFence},
+	{NoReadoptionGuard, "M1: a guarded instance re-adopts an equal-term key whatever allocation it records (17-state trace)", LayerFence},
+	{CASConcurrentWithMetadata, "M2: the ack CAS is issued concurrently with the metadata PUT instead of after it (13-state trace)", LayerWriters},
+	{RestoreBeforeClaim, "M3: the restore point is read before the claim/seal", LayerWriters},
+	{NoSweep, "M4: the claim neither deletes nor checks for lower-term keys, so the old owner keeps a valid token", LayerFence},
+	{NoSurvivorCheck, "M5: trust DeleteObjects; the post-sweep re-list ignores a surviving lower term", LayerFence},
+	{NoReverify, "M6: no post-sweep re-list: neither surviving lower terms nor a newer grant are noticed", LayerFence},
+	{NoTermFloor, "M7: no pre-claim refusal of a higher term and no re-list: a stale grant writes its own key", LayerFence},
+	{ConflictIsFenced, "M8: 409 ConditionalRequestConflict is treated as a lost CAS (spurious fence)", LayerFence},
+	{ConflictIsSuccess, "409 ConditionalRequestConflict is treated as success: the key's current version is adopted blindly", LayerFence},
+	{AmbiguousIsSuccess, "M9: a write with an unknown outcome is treated as applied, without reading back", LayerFence},
+	{AmbiguousIsFenced, "M10: a write with an unknown outcome is treated as a lost CAS (spurious fence)", LayerFence},
+	{AdoptWithoutIdentity, "M11: lost-response resolution adopts whatever version is at the key, without the identity+seq check", LayerFence},
+	{SDKRetries, "M12: the store client retries conditional PUTs (MaxAttempts 3), so a lost response comes back as 412 and fences", LayerRunner},
+	{ReuseHalfClaimed, "M13: a claim that failed retryably keeps its token, so the retry skips the sweep verification", LayerFence},
+	{WithdrawArbitrated, "M16: a claim that loses its key mid-claim deletes it even though it did not create it, removing a peer's key", LayerFence},
+	{TargetClaimsBlindly, "M17: a guarded instance (relocation target) takes an existing key regardless of the recorded allocation", LayerFence},
+	{RevertWithFreshToken, "M18: revert reads the key's current ETag and presents it instead of the retained transfer ETag", LayerFence},
+	{RecreateOn404, "M19: equal-term arbitration re-creates a key that vanished instead of standing down", LayerFence},
+	{NoSegmentGates, "M20: both segment gates always allow (publish and collection ignore supersession)", LayerFence},
+	{CollectionFailsOpen, "M21: the collection gate allows deletion when the fence cannot be read", LayerFence},
+	{PublishFailsClosed, "M22: the publish gate refuses when the fence cannot be read (healthy shard silenced)", LayerFence},
+	{HydrateBeforeSeal, "M23: segments are hydrated before the claim/seal", LayerWriters},
+	{AcceptUnenforcedStore, "M24: a store that does not enforce preconditions is accepted instead of refused", LayerRunner},
+	{NoSeq, "M25: seq is always 0 in the content, so bodies and content-hash ETags repeat (ABA)", LayerFence},
+	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", LayerFence},
+	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", LayerFence},
+	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", LayerFence},
+}
+
+// Variants lists every registered variant in a stable order, Correct first.
+func Variants() []VariantInfo {
+	return append([]VariantInfo(nil), registry...)
+}
+
+// LookupVariant resolves a variant name; "" means Correct. An unknown name yields an error
+// listing the valid ones.
+func LookupVariant(name string) (Variant, error) {
+	if name == "" {
+		return Correct, nil
+	}
+	for _, v := range registry {
+		if string(v.Name) == name {
+			return v.Name, nil
+		}
+	}
+	names := make([]string, len(registry))
+	for i, v := range registry {
+		names[i] = string(v.Name)
+	}
+	return "", fmt.Errorf("fence: unknown variant %q (valid: %s)", name, strings.Join(names, ", "))
+}
+
+// String returns the variant's name.
+func (v Variant) String() string { return string(v) }
+
+// Info returns the registry entry of v; ok is false for an unregistered variant.
+func (v Variant) Info() (info VariantInfo, ok bool) {
+	if v == "" {
+		v = Correct
+	}
+	for _, i := range registry {
+		if i.Name == v {
+			return i, true
+		}
+	}
+	return VariantInfo{}, false
+}

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// Cell is one scenario run with one protocol variant.
+type Cell struct {
+	Scenario *scenarios.Scenario
+	Variant  string
+	// Expect says what this cell must show: the scenario's own expectation for the correct
+	// protocol, or "the variant is killed" for a broken one.
+	Kill *scenarios.Kill
+	Seed uint64
+}
+
+// ID names the cell's folder: the scenario name, plus the variant when it is not correct.
+func (c Cell) ID() string {
+	if c.Variant == "" || c.Variant == "correct" {
+		return c.Scenario.Name
+	}
+	return c.Scenario.Name + "--" + c.Variant
+}
+
+// Cells expands scenarios into the cells a run executes. variant, when set, replaces every
+// scenario's protocol; matrix adds a cell per variant each scenario declares it kills.
+// seed, when non-zero, overrides every scenario's seed; a zero seed everywhere is drawn from
+// draw (once per scenario) so it can be recorded and printed.
+func Cells(scs []*scenarios.Scenario, variant string, matrix bool, seed uint64, draw func() uint64) []Cell {
+	var out []Cell
+	for _, s := range scs {
+		sd := seed
+		if sd == 0 {
+			sd = s.Seed
+		}
+		if sd == 0 {
+			sd = draw()
+		}
+		base := s.Protocol
+		if variant != "" {
+			base = variant
+		}
+		out = append(out, Cell{Scenario: s, Variant: base, Seed: sd})
+		if matrix && variant == "" {
+			for i := range s.Kills {
+				out = append(out, Cell{Scenario: s, Variant: s.Kills[i].Variant, Kill: &s.Kills[i], Seed: sd})
+			}
+		}
+	}
+	return out
+}
+
+// Planned is one resolved action of a cell's schedule.
+type Planned struct {
+	Step   int           // index into Scenario.Steps
+	At     time.Duration // for time-triggered actions; -1 for event-triggered ones
+	Action string        // the step's action, or "heal-window" / "flap-on" / "flap-off"
+	Writer string
+}
+
+func (p Planned) String() string {
+	at := "on event"
+	if p.At >= 0 {
+		at = p.At.String()
+	}
+	return fmt.Sprintf("%s step%d %s %s", at, p.Step, p.Action, p.Writer)
+}
+
+// Plan resolves the time-triggered part of a cell's schedule: every `at` step, the end of
+// every `for` window of a time-triggered step, and every toggle of every flap, drawn from the
+// seed. Event-triggered steps are listed with At -1 (their time depends on the run). The
+// executor follows exactly this plan, so the same seed gives the same schedule.
+func Plan(s *scenarios.Scenario, seed uint64) []Planned {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	var out []Planned
+	for i, st := range s.Steps {
+		if st.Trigger != scenarios.TriggerAt {
+			out = append(out, Planned{Step: i, At: -1, Action: st.Action, Writer: st.Params.Writer})
+			continue
+		}
+		out = append(out, Planned{Step: i, At: st.At, Action: st.Action, Writer: st.Params.Writer})
+		end := s.Duration
+		if st.For > 0 {
+			end = min(st.At+st.For, s.Duration)
+			out = append(out, Planned{Step: i, At: end, Action: "heal-window", Writer: st.Params.Writer})
+		}
+		if st.Action == "flap" {
+			out = append(out, flapToggles(rng, i, st, end)...)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if (out[a].At < 0) != (out[b].At < 0) {
+			return out[b].At < 0
+		}
+		return out[a].At < out[b].At
+	})
+	return out
+}
+
+// flapToggles draws the on/off rhythm of a flap: each phase lasts its nominal length scaled
+// by a factor in [0.5, 1.5) from the seeded RNG, so flaps are irregular but reproducible.
+func flapToggles(rng *rand.Rand, i int, st scenarios.Step, end time.Duration) []Planned {
+	var out []Planned
+	t, on := st.At, true
+	for t < end {
+		phase := st.Params.On
+		action := "flap-on"
+		if !on {
+			phase, action = st.Params.Off, "flap-off"
+		}
+		out = append(out, Planned{Step: i, At: t, Action: action, Writer: st.Params.Writer})
+		d := time.Duration(float64(phase) * (0.5 + rng.Float64()))
+		if d <= 0 {
+			d = time.Millisecond
+		}
+		t += d
+		on = !on
+	}
+	return out
+}
