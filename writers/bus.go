@@ -1,0 +1,150 @@
+package writers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// SignalKind names a protocol event of one writer that a scenario step can wait for. The
+// strings are the `after: {event: ...}` vocabulary of scenario files.
+type SignalKind string
+
+// Signals. Each is emitted right after the history event it stands for was recorded.
+const (
+	SigClaimed     SignalKind = "claimed"      // a seal, or a translog instance's re-adoption, succeeded
+	SigPromoted    SignalKind = "promoted"     // promotion finished: the writer is active
+	SigRestoreRead SignalKind = "restore-read" // the restore point was read
+	SigHydrated    SignalKind = "hydrated"     // a hydration finished (every listed file fetched)
+	SigCAS         SignalKind = "cas"          // a steady-state fence CAS of a sync succeeded
+	SigSynced      SignalKind = "synced"       // a sync attempt completed in full
+	SigAcked       SignalKind = "acked"        // the ops of a sync were acknowledged
+	SigFenced      SignalKind = "fenced"       // the writer learned it is fenced (terminal)
+	SigDrained     SignalKind = "drained"      // a relocation source finished its final sync
+	SigTransferred SignalKind = "transferred"  // a relocation source transferred the fence
+	SigHandedOff   SignalKind = "handed-off"   // the handoff completed (source's view)
+	SigAdopted     SignalKind = "adopted"      // a relocation target adopted the fence
+	SigReverted    SignalKind = "reverted"     // an aborted source reverted and resumed
+	SigStoodDown   SignalKind = "stood-down"   // an aborted source stood down
+	SigPublished   SignalKind = "published"    // a segment reference set was published
+	SigCollected   SignalKind = "collected"    // a collection round ran (gate open)
+	SigCrashed     SignalKind = "crashed"      // the writer crashed
+	SigPaused      SignalKind = "paused"       // the writer froze
+	SigResumed     SignalKind = "resumed"      // the writer thawed
+)
+
+// Signal is one protocol event of one writer.
+type Signal struct {
+	Writer string
+	Kind   SignalKind
+	Term   int64
+	// N is the occurrence number: this is the N-th signal of Kind from Writer (from 1). For
+	// SigAcked it counts acks (syncs), not ops; Acked counts ops.
+	N int
+	// Acked is the writer's running total of acknowledged ops (after this signal).
+	Acked int64
+	// Event is the history event the signal stands for (zero for signals without one).
+	Event history.Event
+}
+
+// Bus delivers writer signals to subscribers and lets a caller wait for the n-th occurrence
+// of one. It is safe for concurrent use. Counts start with the bus, so a wait for an
+// occurrence that already happened returns at once.
+type Bus struct {
+	mu     sync.Mutex
+	counts map[busKey]int
+	acked  map[string]int64
+	subs   map[int]func(Signal)
+	nextID int
+	// changed is closed and replaced on every signal, waking every waiter.
+	changed chan struct{}
+}
+
+type busKey struct {
+	writer string
+	kind   SignalKind
+}
+
+// NewBus returns an empty bus.
+func NewBus() *Bus {
+	return &Bus{counts: map[busKey]int{}, acked: map[string]int64{}, subs: map[int]func(Signal){},
+		changed: make(chan struct{})}
+}
+
+// Subscribe calls fn for every later signal, synchronously on the goroutine of the writer that
+// emitted it, before that writer makes its next store call. fn must return promptly and must
+// not call a blocking Writer method (it may call Pause, which only closes the writer's gate);
+// start a goroutine for anything longer. cancel stops the subscription.
+func (b *Bus) Subscribe(fn func(Signal)) (cancel func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := b.nextID
+	b.nextID++
+	b.subs[id] = fn
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, id)
+		b.mu.Unlock()
+	}
+}
+
+func (b *Bus) emit(s Signal, ackedOps int) {
+	b.mu.Lock()
+	k := busKey{s.Writer, s.Kind}
+	b.counts[k]++
+	s.N = b.counts[k]
+	b.acked[s.Writer] += int64(ackedOps)
+	s.Acked = b.acked[s.Writer]
+	subs := make([]func(Signal), 0, len(b.subs))
+	for _, fn := range b.subs {
+		subs = append(subs, fn)
+	}
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+	for _, fn := range subs {
+		fn(s)
+	}
+}
+
+// Count returns how many signals of kind writer has emitted.
+func (b *Bus) Count(writer string, kind SignalKind) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.counts[busKey{writer, kind}]
+}
+
+// Acked returns the number of ops writer has acknowledged.
+func (b *Bus) Acked(writer string) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.acked[writer]
+}
+
+// Wait blocks until writer has emitted kind at least n times (n >= 1), or ctx ends.
+func (b *Bus) Wait(ctx context.Context, writer string, kind SignalKind, n int) error {
+	return b.waitFor(ctx, func() bool { return b.counts[busKey{writer, kind}] >= n })
+}
+
+// WaitAcked blocks until writer has acknowledged at least ops ops, or ctx ends.
+func (b *Bus) WaitAcked(ctx context.Context, writer string, ops int64) error {
+	return b.waitFor(ctx, func() bool { return b.acked[writer] >= ops })
+}
+
+// waitFor evaluates cond under the bus lock until it holds.
+func (b *Bus) waitFor(ctx context.Context, cond func() bool) error {
+	for {
+		b.mu.Lock()
+		ok, ch := cond(), b.changed
+		b.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,35 @@
+// Package writers is the system under test of fencebench: simulated shard copies of a
+// remote-store-backed index, and the client traffic that drives them, all recorded into one
+// history stream.
+//
+// A [Cluster] holds the copies ([Writer]) of one shard. Each writer talks to the store over
+// its own client (the runner gives it one over its own fault path), wrapped in a
+// [RecordingStore] that records every call at the client boundary, and in a pause gate. A
+// writer is promoted (seal -> restore read -> hydrate -> active with a guarded fence
+// instance), buffers client ops and syncs them (.tlog -> metadata -> fence CAS -> ack),
+// relocates (drain -> transfer -> handoff -> adoption, or revert -> resume / stand down),
+// refreshes and collects segments behind the fence's gates, crashes, restarts as a new
+// incarnation, and pauses. [Cluster.Audit] is the final auditor whose recovered op set is the
+// durability ground truth.
+//
+// The package guarantees that
+//
+//   - the writers keep no durable state outside the store: everything a restore needs is in
+//     the bucket, under the layout of [Shard];
+//   - an op is acknowledged (an Ack event) only after its .tlog and the metadata naming it
+//     were uploaded and the fence step succeeded — in that order, unless the
+//     cas-concurrent-with-metadata variant is selected — and a writer that learned it is
+//     fenced acknowledges nothing more, ever;
+//   - every body written is unique and attributable (writer, allocation, term, generation,
+//     attempt and op ids), so any object in the bucket maps to one recorded call;
+//   - the restore read's "first metadata file in the listing" is the lineage of the copy that
+//     most recently owned the chain: generations increase across terms, and within a term a
+//     later grant's generations sort above anything an earlier grantee can still write;
+//   - every protocol step is recorded with the semantics of the history.Kind it uses, and is
+//     announced on the cluster's [Bus] so a schedule can wait for it;
+//   - traffic is steady and its routing choices are deterministic given a seed, and Stop and
+//     Close wait for every goroutine the package started.
+//
+// The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim and
+// hydrate-before-seal; every other variant is passed to fence/.
+package writers

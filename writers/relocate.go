@@ -1,0 +1,374 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+)
+
+// AbortPoint is where a relocation is made to abort. The strings are the scenario
+// vocabulary.
+type AbortPoint string
+
+// Abort points.
+const (
+	// AbortNone lets the handoff complete (unless LoseMessage or LoseAnswer say otherwise).
+	AbortNone AbortPoint = ""
+	// AbortBeforeTargetWrites holds the handoff message until the source has given up and
+	// reverted, then delivers it: the source resumes, and the late target is refused at its
+	// adoption.
+	AbortBeforeTargetWrites AbortPoint = "before-target-writes"
+	// AbortAfterTargetAcks delivers the message and loses the target's answer; the source
+	// gives up only once the target has adopted the fence and acknowledged TargetAcks ops, so
+	// its revert is refused and it stands down.
+	AbortAfterTargetAcks AbortPoint = "after-target-acks"
+)
+
+// RelocateOptions shape one relocation and its faults.
+type RelocateOptions struct {
+	// Abort forces an abort at a point; see AbortPoint.
+	Abort AbortPoint
+	// TargetAcks is the number of ops the target must have acknowledged before the source
+	// gives up, for AbortAfterTargetAcks; 0 means 1. The target must receive traffic.
+	TargetAcks int64
+	// LoseMessage loses the handoff message: the target never receives it, and the source
+	// gives up after AnswerTimeout.
+	LoseMessage bool
+	// LoseAnswer loses the target's answer: the target takes over, and the source gives up
+	// after AnswerTimeout and reverts (refused if the target already adopted).
+	LoseAnswer bool
+	// MessageDelay delays the handoff message. A delay longer than AnswerTimeout makes the
+	// source give up while the message is still in flight; the target then activates late.
+	MessageDelay time.Duration
+	// AnswerTimeout is how long the source waits for the target's answer; 0 means 2s.
+	AnswerTimeout time.Duration
+}
+
+// RelocationResult says how a relocation ended.
+type RelocationResult struct {
+	// HandedOff: the source heard the target's answer and stepped aside.
+	HandedOff bool
+	// Resumed: the handoff failed and the source's revert succeeded; it serves again.
+	Resumed bool
+	// StoodDown: the handoff failed and the revert was refused; the source stopped serving.
+	StoodDown bool
+}
+
+// handoff is the primary context a relocation source hands to its target.
+type handoff struct {
+	from    string
+	term    int64
+	lineage []string
+	lastGen int64
+	seq     int64 // chain seq of the transfer
+	segGen  int64
+	segRefs []string
+}
+
+// Relocate moves the primary role from w (active) to target (standby) at w's term: w blocks
+// new ops and drains (a final sync), transfers fence ownership to target's allocation
+// (recording Transfer with the retained token), and hands the primary context over
+// (Handoff). The target hydrates without sealing (Hydrate, Detail "relocation-target"),
+// becomes active with a guarded fence instance, and adopts the chain on its first sync
+// (Adopt). When the handoff fails — message or answer lost, a timeout, an abort point —
+// w reverts with the retained token (Revert): resumed, it serves again; refused, it stands
+// down (StandDown).
+func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOptions) (RelocationResult, error) {
+	var res RelocationResult
+	if w.c.cfg.NoFence {
+		return res, errors.New("relocate: a relocation needs the fence (NoFence is set)")
+	}
+	if target == w || target.c != w.c {
+		return res, fmt.Errorf("relocate %s: invalid target", w.id)
+	}
+	if opts.AnswerTimeout <= 0 {
+		opts.AnswerTimeout = 2 * time.Second
+	}
+	if opts.TargetAcks <= 0 {
+		opts.TargetAcks = 1
+	}
+	ctx, cancel := w.bind(ctx)
+	defer cancel()
+
+	// 1. Block new ops and drain.
+	w.mu.Lock()
+	if w.state != StateActive {
+		st := w.state
+		w.mu.Unlock()
+		return res, fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
+	}
+	w.state = StateRelocating
+	term := w.term
+	w.notify()
+	w.mu.Unlock()
+	if err := w.drain(ctx); err != nil {
+		w.unblock()
+		return res, fmt.Errorf("relocate %s: drain: %w", w.id, err)
+	}
+	w.emit(SigDrained, history.Event{Writer: w.id, Term: term}, 0)
+
+	target.mu.Lock()
+	if target.state != StateStandby {
+		st := target.state
+		target.mu.Unlock()
+		w.unblock()
+		return res, fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
+	}
+	target.state, target.term = StateTarget, term
+	target.notify()
+	target.mu.Unlock()
+
+	// 2. Transfer: the source's last act as owner, uncontested since it is drained.
+	if err := w.transfer(ctx, target); err != nil {
+		target.setState(StateStandby)
+		if errors.Is(err, fence.ErrFenced) {
+			w.becomeFenced(w.f.Key(), err)
+		} else {
+			w.unblock()
+		}
+		return res, fmt.Errorf("relocate %s: transfer: %w", w.id, err)
+	}
+
+	// 3. Hand the primary context over.
+	w.mu.Lock()
+	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.lineage), lastGen: w.lastGen,
+		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs)}
+	w.mu.Unlock()
+	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
+	held := opts.Abort == AbortBeforeTargetWrites
+	answer := make(chan error, 1)
+	if !opts.LoseMessage && !held {
+		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
+		w.c.bg.Add(1)
+		go func() {
+			defer w.c.bg.Done()
+			if opts.MessageDelay > 0 && !sleep(target.life, opts.MessageDelay) {
+				return
+			}
+			err := target.receiveHandoff(h)
+			if !silent {
+				answer <- err
+			}
+		}()
+	}
+	var herr error
+	if opts.Abort == AbortAfterTargetAcks {
+		// The answer is lost; the source gives up only after the target has served.
+		if err := w.c.bus.WaitAcked(ctx, target.id, opts.TargetAcks); err != nil {
+			herr = err
+		} else {
+			herr = errors.New("handoff answer lost (the target adopted and acknowledged)")
+		}
+	} else {
+		t := time.NewTimer(opts.AnswerTimeout)
+		select {
+		case herr = <-answer:
+			if herr != nil {
+				herr = fmt.Errorf("target refused the handoff: %w", herr)
+			}
+		case <-t.C:
+			switch {
+			case opts.LoseMessage || held:
+				herr = errors.New("handoff message lost: no answer before the timeout")
+			case opts.LoseAnswer:
+				herr = errors.New("handoff answer lost: no answer before the timeout")
+			default:
+				herr = errors.New("no handoff answer before the timeout")
+			}
+		case <-ctx.Done():
+			herr = ctx.Err()
+		}
+		t.Stop()
+	}
+	if herr == nil {
+		ev := sp.End(history.OK, nil)
+		w.setState(StateRelocated)
+		w.emit(SigHandedOff, ev, 0)
+		res.HandedOff = true
+		return res, nil
+	}
+	sp.End(history.Fail, herr)
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("relocate %s: %w", w.id, ctx.Err())
+	}
+
+	// 4. Abort: revert with the retained token.
+	resumed, err := w.revert(ctx)
+	if err != nil {
+		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
+	}
+	res.Resumed, res.StoodDown = resumed, !resumed
+	if opts.LoseMessage && !held {
+		// The target never heard of the relocation: it is a standby copy again.
+		target.mu.Lock()
+		if target.state == StateTarget {
+			target.state = StateStandby
+			target.notify()
+		}
+		target.mu.Unlock()
+	}
+	if held {
+		// The message was only delayed: it reaches the target now, after the abort.
+		w.c.bg.Add(1)
+		go func() {
+			defer w.c.bg.Done()
+			_ = target.receiveHandoff(h)
+		}()
+	}
+	return res, nil
+}
+
+// drain asks the sync loop to sync every buffered op (and, if the writer never synced, to
+// re-adopt the chain so it holds a token to transfer).
+func (w *Writer) drain(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case w.drainReq <- reply:
+	case <-w.loopDone:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// unblock lets a relocation source that did not get as far as transferring serve again.
+func (w *Writer) unblock() {
+	w.mu.Lock()
+	if w.state == StateRelocating {
+		w.state = StateActive
+		w.notify()
+	}
+	w.mu.Unlock()
+}
+
+func (w *Writer) transfer(ctx context.Context, target *Writer) error {
+	for attempt := 1; ; attempt++ {
+		sp := w.begin(history.Event{Kind: history.Transfer, Term: w.Term(), Key: w.f.Key(), Detail: target.id,
+			Token: w.f.Token()})
+		err := w.f.Transfer(ctx, target.alloc)
+		if err == nil {
+			sp.Event().Token, sp.Event().Seq = w.f.Token(), w.f.Seq()
+		}
+		ev := sp.End(fenceOutcome(err), err)
+		if err == nil {
+			w.emit(SigTransferred, ev, 0)
+			return nil
+		}
+		if !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		if !w.backoff(ctx, attempt) {
+			return ctx.Err()
+		}
+	}
+}
+
+// revert presents the retained token. Resumed: the source owns the chain again and serves
+// in a new generation band. Refused: it stands down.
+func (w *Writer) revert(ctx context.Context) (bool, error) {
+	term := w.Term()
+	for attempt := 1; ; attempt++ {
+		sp := w.begin(history.Event{Kind: history.Revert, Term: term, Key: w.f.Key(), Token: w.f.Token()})
+		resumed, err := w.f.Revert(ctx)
+		switch {
+		case err == nil && resumed:
+			sp.Event().Token, sp.Event().Seq = w.f.Token(), w.f.Seq()
+			ev := sp.End(history.OK, nil)
+			w.mu.Lock()
+			if w.state == StateRelocating {
+				s := w.f.Seq()
+				w.nextGen = max(w.nextGen, grantBase(w.lastGen, s))
+				w.segGen = max(w.segGen, grantBase(w.segGen, s)-1)
+				w.state = StateActive
+				w.notify()
+			}
+			w.mu.Unlock()
+			w.emit(SigReverted, ev, 0)
+			return true, nil
+		case err == nil:
+			reason := errors.New("revert refused: the key moved past the retained token")
+			if ferr := w.f.FencedErr(); ferr != nil {
+				reason = ferr
+			}
+			sp.End(history.Fail, reason)
+			w.mu.Lock()
+			w.state = StateStoodDown
+			w.buf = nil
+			w.notify()
+			w.mu.Unlock()
+			ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.f.Key(), Err: reason.Error()})
+			w.emit(SigStoodDown, ev, 0)
+			return false, nil
+		}
+		sp.End(fenceOutcome(err), err)
+		if !retryable(err) || ctx.Err() != nil {
+			return false, err
+		}
+		if !w.backoff(ctx, attempt) {
+			return false, ctx.Err()
+		}
+	}
+}
+
+// receiveHandoff is the target's side: hydrate without sealing, then become active with a
+// guarded instance whose first sync adopts the chain by recorded ownership.
+func (w *Writer) receiveHandoff(h handoff) error {
+	if st := w.State(); st != StateTarget {
+		return fmt.Errorf("handoff to %s: it is %s: %w", w.id, st, ErrNotServing)
+	}
+	hy, err := w.hydrate(w.life, h.term, "relocation-target")
+	if err != nil {
+		w.mu.Lock()
+		if w.state == StateTarget {
+			w.state = StateStandby
+			w.notify()
+		}
+		w.mu.Unlock()
+		return fmt.Errorf("handoff to %s: hydration: %w", w.id, err)
+	}
+	f, err := fence.New(w.fenceOptions(h.term, true, w.c.cfg.Variant))
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != StateTarget {
+		return fmt.Errorf("handoff to %s: it became %s: %w", w.id, w.state, ErrNotServing)
+	}
+	w.f, w.target = f, true
+	w.lineage, w.lastGen = h.lineage, h.lastGen
+	w.nextGen = grantBase(h.lastGen, h.seq)
+	w.segGen = h.segGen
+	if hy.key == "" {
+		// Nothing published in the store yet: take the source's set as known.
+		hy.refs = h.segRefs
+	}
+	w.adoptSegments(hy, h.term, h.seq)
+	w.state = StateActive
+	w.notify()
+	w.startLoop()
+	return nil
+}
+
+// sleep waits d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,222 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+)
+
+// errStopped ends a sync whose writer stopped serving (fenced, crashed, closed).
+var errStopped = errors.New("writer stopped")
+
+// startLoop starts the sync loop. The caller holds w.mu and has set w.f.
+func (w *Writer) startLoop() {
+	w.loopDone = make(chan struct{})
+	w.wg.Add(1)
+	go w.syncLoop()
+}
+
+// syncLoop runs the writer's syncs, one at a time and in generation order: when SyncEvery ops
+// are buffered, every SyncInterval, and on a relocation's drain request.
+func (w *Writer) syncLoop() {
+	defer w.wg.Done()
+	defer close(w.loopDone)
+	t := time.NewTicker(w.c.cfg.SyncInterval)
+	defer t.Stop()
+	for {
+		var reply chan error
+		select {
+		case <-w.life.Done():
+			return
+		case <-w.kick:
+		case <-t.C:
+		case reply = <-w.drainReq:
+		}
+		err := w.flush(reply != nil)
+		if reply != nil && err == nil && !w.c.cfg.NoFence && w.f.Token() == "" {
+			// A source that never synced holds no token yet; transfer needs one.
+			if _, err = w.advance(w.life); errors.Is(err, fence.ErrFenced) {
+				w.becomeFenced(w.f.Key(), err)
+			}
+		}
+		if reply != nil {
+			reply <- err
+		}
+		if errors.Is(err, errStopped) || errors.Is(err, fence.ErrFenced) {
+			return
+		}
+	}
+}
+
+// flush syncs buffered ops: everything buffered, batch after batch while at least SyncEvery
+// are waiting (or until the buffer is empty when all is set).
+func (w *Writer) flush(all bool) error {
+	for {
+		w.mu.Lock()
+		serving := w.state == StateActive || w.state == StateRelocating
+		if !serving {
+			w.mu.Unlock()
+			return errStopped
+		}
+		if len(w.buf) == 0 {
+			w.mu.Unlock()
+			return nil
+		}
+		b := batch{term: w.term, gen: w.nextGen, ops: w.buf}
+		w.nextGen++
+		w.buf = nil
+		w.syncing = true
+		w.notify()
+		w.mu.Unlock()
+
+		err := w.syncBatch(b)
+
+		w.mu.Lock()
+		w.syncing = false
+		w.notify()
+		more := len(w.buf) >= w.c.cfg.SyncEvery || (all && len(w.buf) > 0)
+		w.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+type batch struct {
+	term, gen int64
+	ops       []int64
+}
+
+// syncBatch runs sync attempts for one generation until one fully succeeds (its ops are
+// acknowledged), the writer is fenced, or it stops. Its ops stay unacknowledged until then.
+func (w *Writer) syncBatch(b batch) error {
+	for attempt := 1; ; attempt++ {
+		err := w.syncOnce(b, attempt)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, fence.ErrFenced) {
+			w.becomeFenced(w.f.Key(), err)
+			return err
+		}
+		if w.life.Err() != nil {
+			return errStopped
+		}
+		if !w.backoff(w.life, attempt) {
+			return errStopped
+		}
+	}
+}
+
+// syncOnce is one sync attempt: upload the generation's .tlog, upload the metadata file
+// naming the whole lineage and wait for it, then the fence step, then acknowledge. With the
+// cas-concurrent-with-metadata variant the fence step runs concurrently with the metadata
+// upload; the ack still needs both.
+func (w *Writer) syncOnce(b batch, attempt int) error {
+	ctx := w.life
+	sh := w.c.cfg.Shard
+	o := origin{Writer: w.id, Alloc: w.alloc, Node: w.node, Term: b.term, Gen: b.gen, Attempt: attempt}
+	tlog := sh.TlogKey(b.term, b.gen)
+	meta := sh.MetadataKey(b.term, b.gen, w.alloc)
+	sp := w.begin(history.Event{Kind: history.Sync, Term: b.term, Key: meta, Ops: b.ops,
+		Detail: fmt.Sprintf("gen=%d attempt=%d", b.gen, attempt)})
+	fail := func(err error) error {
+		sp.End(fenceOutcome(err), err)
+		return err
+	}
+
+	if _, err := w.st.Put(ctx, tlog, encodeTlog(o, b.ops)); err != nil {
+		return fail(err)
+	}
+	w.mu.Lock()
+	lineage := append(slices.Clone(w.lineage), tlog)
+	w.mu.Unlock()
+	body := encodeList(metadataMagic, o, lineage)
+
+	var (
+		casInvoke time.Duration
+		metaErr   error
+		casErr    error
+	)
+	switch {
+	case w.c.cfg.NoFence:
+		_, metaErr = w.st.Put(ctx, meta, body)
+		casInvoke = w.c.cfg.Recorder.Now()
+	case string(w.c.cfg.Variant) == variantCASConcurrent:
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, metaErr = w.st.Put(ctx, meta, body)
+		}()
+		casInvoke, casErr = w.advance(ctx)
+		<-done
+	default:
+		if _, metaErr = w.st.Put(ctx, meta, body); metaErr == nil {
+			casInvoke, casErr = w.advance(ctx)
+		}
+	}
+	if casErr != nil {
+		return fail(casErr)
+	}
+	if metaErr != nil {
+		return fail(metaErr)
+	}
+
+	var seq int64
+	var key string
+	if !w.c.cfg.NoFence {
+		seq, key = w.f.Seq(), w.f.Key()
+	}
+	w.mu.Lock()
+	w.lineage = lineage
+	w.lastGen = b.gen
+	w.acked += int64(len(b.ops))
+	w.notify()
+	w.mu.Unlock()
+	sp.Event().Seq = seq
+	sync := sp.End(history.OK, nil)
+	ack := w.record(history.Event{Kind: history.Ack, Invoke: casInvoke, Term: b.term, Ops: b.ops, Seq: seq, Key: key})
+	w.emit(SigSynced, sync, 0)
+	w.emit(SigAcked, ack, len(b.ops))
+	return nil
+}
+
+// advance runs the fence step of a sync and records it: the re-adoption claim (Claim with
+// Detail "readopt") or, for a relocation target, the adoption (Adopt) when the instance
+// holds no token yet; a CAS otherwise. It returns the step's invoke time, which is the Ack's.
+func (w *Writer) advance(ctx context.Context) (time.Duration, error) {
+	f := w.f
+	w.mu.Lock()
+	term, target := w.term, w.target
+	w.mu.Unlock()
+	presented := f.Token()
+	e := history.Event{Term: term, Key: f.Key()}
+	var sig SignalKind
+	switch {
+	case presented == "" && target:
+		e.Kind, sig = history.Adopt, SigAdopted
+	case presented == "":
+		e.Kind, e.Detail, sig = history.Claim, "readopt", SigClaimed
+	default:
+		e.Kind, e.Token, e.Seq, sig = history.CAS, presented, f.Seq()+1, SigCAS
+	}
+	sp := w.begin(e)
+	invoke := sp.Event().Invoke
+	err := f.Advance(ctx)
+	if err == nil {
+		sp.Event().Token, sp.Event().Seq = f.Token(), f.Seq()
+	}
+	ev := sp.End(fenceOutcome(err), err)
+	if err == nil {
+		w.emit(sig, ev, 0)
+	}
+	return invoke, err
+}

@@ -1,0 +1,383 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
+)
+
+// State is where a writer is in its life. A Writer lives once: standby -> (promoting or
+// relocation target) -> active -> a terminal state. A restart is a new Writer (Restart).
+type State string
+
+// States.
+const (
+	StateStandby    State = "standby"    // idle copy; may be promoted, recover, or receive a handoff
+	StatePromoting  State = "promoting"  // seal -> restore read -> hydrate in progress
+	StateTarget     State = "target"     // relocation target waiting for (or processing) the handoff
+	StateActive     State = "active"     // believes it is primary: takes ops and syncs
+	StateRelocating State = "relocating" // relocation source: ops blocked, draining/transferring/handing off
+	StateRelocated  State = "relocated"  // relocation source after a completed handoff
+	StateStoodDown  State = "stood-down" // relocation source after a refused revert
+	StateFenced     State = "fenced"     // learned it is fenced; acknowledges nothing, ever
+	StateCrashed    State = "crashed"    // stopped at once
+	StateClosed     State = "closed"     // stopped by Close at the end of a run
+)
+
+// ErrNotServing is returned (wrapped) when a writer is asked to do something its state does
+// not allow: take an op while not active, promote while not standby, and so on.
+var ErrNotServing = errors.New("writer is not in a state that allows this")
+
+// genStride spaces the generation bands of successive grants of a term's lineage; see
+// grantBase.
+const genStride = 1024
+
+// Writer is one simulated shard copy. Every exported method is safe for concurrent use.
+type Writer struct {
+	c     *Cluster
+	id    string
+	node  string
+	alloc string
+	raw   store.Store
+	rec   *RecordingStore
+	st    store.Store // the writer's path: pause gate -> recording -> raw client
+	gate  gate
+
+	life context.Context // ends on Crash or Close
+	kill context.CancelFunc
+	wg   sync.WaitGroup // the sync loop
+
+	kick     chan struct{}
+	drainReq chan chan error
+	loopDone chan struct{} // closed when the sync loop exits; set with f
+
+	// f is the writer's guarded translog fence instance, set once before the sync loop starts
+	// and never replaced.
+	f *fence.Fence
+
+	mu      sync.Mutex
+	state   State
+	term    int64
+	target  bool // became active as a relocation target: its first fence step is an adoption
+	buf     []int64
+	syncing bool
+	changed chan struct{} // closed and replaced on every change Settle cares about
+
+	// Translog lineage: every .tlog of the lineage this writer serves, the generation of the
+	// last successful sync, and the next generation to use. Written by the sync loop, and by
+	// the relocation code while the loop is idle.
+	lineage []string
+	lastGen int64
+	nextGen int64
+	acked   int64
+
+	// Segment state: the term-scoped reference-set generation, the current reference set,
+	// and the reference sets this writer hydrated or published (newest last).
+	segGen  int64
+	segRefs []string
+	segSets [][]string
+	segFile int
+}
+
+func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {
+	w := &Writer{c: c, id: spec.ID, node: spec.NodeID, alloc: alloc, raw: spec.Store,
+		state: StateStandby, kick: make(chan struct{}, 1), drainReq: make(chan chan error),
+		changed: make(chan struct{})}
+	w.rec = NewRecordingStore(spec.Store, c.cfg.Recorder, spec.ID)
+	w.st = gatedStore{g: &w.gate, inner: w.rec}
+	w.life, w.kill = context.WithCancel(context.Background())
+	return w
+}
+
+// ID is the writer's id. Node is its node id. Alloc is its allocation id.
+func (w *Writer) ID() string { return w.id }
+
+// Node is the writer's node id.
+func (w *Writer) Node() string { return w.node }
+
+// Alloc is the writer's allocation id (unique per incarnation).
+func (w *Writer) Alloc() string { return w.alloc }
+
+// State returns the writer's state.
+func (w *Writer) State() State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state
+}
+
+// Term returns the term the writer was promoted at (or took over by relocation), 0 before.
+func (w *Writer) Term() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.term
+}
+
+// Acked returns how many ops the writer has acknowledged.
+func (w *Writer) Acked() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.acked
+}
+
+// BelievesPrimary reports whether the writer currently believes it is primary: it is active.
+// A paused writer, or one superseded without having noticed, still believes it.
+func (w *Writer) BelievesPrimary() bool { return w.State() == StateActive }
+
+// Paused reports whether the writer is frozen.
+func (w *Writer) Paused() bool { return w.gate.isPaused() }
+
+// Store returns the writer's recorded path to the store (pause gate included), for callers
+// that must act exactly as the writer would.
+func (w *Writer) Store() store.Store { return w.st }
+
+// Fence returns the writer's guarded translog fence instance, nil before it became active.
+func (w *Writer) Fence() *fence.Fence {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f
+}
+
+// notify wakes Settle waiters. The caller holds w.mu.
+func (w *Writer) notify() {
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+func (w *Writer) setState(s State) {
+	w.mu.Lock()
+	w.state = s
+	w.notify()
+	w.mu.Unlock()
+}
+
+// bind returns a context that ends when ctx or the writer's life ends.
+func (w *Writer) bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(w.life, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (w *Writer) record(e history.Event) history.Event {
+	e.Writer = w.id
+	return w.c.cfg.Recorder.Record(e)
+}
+
+func (w *Writer) begin(e history.Event) *history.Span {
+	e.Writer = w.id
+	return w.c.cfg.Recorder.Begin(e)
+}
+
+func (w *Writer) emit(kind SignalKind, e history.Event, ackedOps int) {
+	w.c.bus.emit(Signal{Writer: w.id, Kind: kind, Term: e.Term, Event: e}, ackedOps)
+}
+
+func (w *Writer) fenceOptions(term int64, guarded bool, variant fence.Variant) fence.Options {
+	return fence.Options{Store: w.st, Prefix: w.c.cfg.Shard.TranslogMetadataPrefix(),
+		IndexUUID: w.c.cfg.Shard.IndexUUID, ShardID: w.c.cfg.Shard.ID, AllocationID: w.alloc,
+		NodeID: w.node, Term: term, Guarded: guarded, Variant: variant}
+}
+
+// Submit hands client op to the writer. An active writer buffers it (recording an Op event)
+// and it is acknowledged by a later sync, or never; any other writer refuses it (an Op event
+// with Outcome fail) and returns an error wrapping ErrNotServing.
+func (w *Writer) Submit(op int64) error {
+	w.mu.Lock()
+	if w.state != StateActive {
+		st := w.state
+		w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.term, Outcome: history.Fail,
+			Err: fmt.Sprintf("writer %s is %s", w.id, st)})
+		w.mu.Unlock()
+		return fmt.Errorf("writer %s is %s: %w", w.id, st, ErrNotServing)
+	}
+	w.buf = append(w.buf, op)
+	n := len(w.buf)
+	// Recorded under the lock so the op's event precedes any sync that takes it.
+	w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.term})
+	w.notify()
+	w.mu.Unlock()
+	if n >= w.c.cfg.SyncEvery {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// Pause freezes the writer: its next store call (and every one after it) waits until
+// Resume, while everything else — buffering ops, believing it is primary — goes on, as in a
+// long GC pause. A call already on the wire completes. Pausing a paused writer does nothing.
+func (w *Writer) Pause() {
+	if w.gate.pause() {
+		e := w.record(history.Event{Kind: history.Pause, Term: w.Term()})
+		w.emit(SigPaused, e, 0)
+	}
+}
+
+// Resume thaws a paused writer; it carries on with the state it had, unaware of anything
+// that happened meanwhile.
+func (w *Writer) Resume() {
+	if w.gate.resume() {
+		e := w.record(history.Event{Kind: history.Resume, Term: w.Term()})
+		w.emit(SigResumed, e, 0)
+	}
+}
+
+// Crash stops the writer at once: its context is cancelled (a request on the wire is
+// abandoned mid-flight), buffered ops are dropped unacknowledged, and Crash waits for its
+// goroutines to exit. It must not be called from a Bus subscriber. A crashed writer never
+// acts again; Restart builds its next incarnation.
+func (w *Writer) Crash() {
+	w.mu.Lock()
+	if w.state == StateCrashed || w.state == StateClosed {
+		w.mu.Unlock()
+		return
+	}
+	w.state = StateCrashed
+	w.buf = nil
+	w.notify()
+	term := w.term
+	w.mu.Unlock()
+	e := w.record(history.Event{Kind: history.Crash, Term: term})
+	w.kill()
+	w.wg.Wait()
+	w.emit(SigCrashed, e, 0)
+}
+
+// Close stops the writer like Crash but records nothing: the end of a run.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	if w.state != StateCrashed {
+		w.state = StateClosed
+	}
+	w.buf = nil
+	w.notify()
+	w.mu.Unlock()
+	w.kill()
+	w.wg.Wait()
+}
+
+// Restart builds the next incarnation of a crashed (or otherwise finished) writer and
+// promotes it at term, which must be above every term in use for the seal to succeed. The
+// incarnation is a new Writer with id as ("" means the old id followed by "'"; ids never
+// repeat within a cluster), the same node and store path, and a new allocation id. It is
+// returned even when the promotion fails.
+func (w *Writer) Restart(ctx context.Context, as string, term int64) (*Writer, error) {
+	switch w.State() {
+	case StateCrashed, StateClosed, StateFenced, StateStoodDown, StateRelocated:
+	default:
+		return nil, fmt.Errorf("restart %s: it is %s: %w", w.id, w.State(), ErrNotServing)
+	}
+	if as == "" {
+		as = w.id + "'"
+	}
+	nw, err := w.c.AddWriter(WriterSpec{ID: as, NodeID: w.node, Store: w.raw})
+	if err != nil {
+		return nil, err
+	}
+	return nw, nw.Promote(ctx, term)
+}
+
+// Settle waits until the writer has no buffered op and no sync in flight, or is no longer
+// serving. A paused writer does not settle: bound ctx.
+func (w *Writer) Settle(ctx context.Context) error {
+	for {
+		w.mu.Lock()
+		serving := w.state == StateActive || w.state == StateRelocating
+		done := !serving || (len(w.buf) == 0 && !w.syncing)
+		ch := w.changed
+		w.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("settle %s: %w", w.id, ctx.Err())
+		}
+	}
+}
+
+// becomeFenced makes the writer fail for good after its fence said so, and records Fenced.
+func (w *Writer) becomeFenced(key string, cause error) {
+	w.mu.Lock()
+	switch w.state {
+	case StateFenced, StateCrashed, StateClosed:
+		w.mu.Unlock()
+		return
+	}
+	w.state = StateFenced
+	w.buf = nil
+	w.notify()
+	term := w.term
+	w.mu.Unlock()
+	e := w.record(history.Event{Kind: history.Fenced, Term: term, Key: key, Outcome: history.FencedOut,
+		Err: errText(cause)})
+	w.emit(SigFenced, e, 0)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// fenceOutcome classifies a fence method's error for the history.
+func fenceOutcome(err error) history.Outcome {
+	switch {
+	case err == nil:
+		return history.OK
+	case errors.Is(err, fence.ErrFenced):
+		return history.FencedOut
+	case retryable(err):
+		return history.Ambiguous
+	default:
+		return history.Fail
+	}
+}
+
+// retryable reports whether an error leaves the outcome unknown or transient, so the step is
+// tried again: an ambiguous store answer, a 409 conflict, a fence "retryable", a cancelled
+// call.
+func retryable(err error) bool {
+	return errors.Is(err, fence.ErrRetryable) || errors.Is(err, store.ErrAmbiguous) ||
+		errors.Is(err, store.ErrConflict) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// backoff sleeps before retry attempt n (from 1); false when ctx ended.
+func (w *Writer) backoff(ctx context.Context, n int) bool {
+	d := w.c.cfg.RetryBackoff
+	for i := 1; i < n && d < 16*w.c.cfg.RetryBackoff; i++ {
+		d *= 2
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// grantBase is the first generation a writer uses after it was granted a lineage whose last
+// generation is last, at fence chain seq s (the seal's seq for a promotion, the transfer's
+// seq for a relocation target, the revert's seq for a resumed source).
+//
+// Why bands: the restore read follows the first metadata file in the listing, the highest
+// (term, generation). Two copies can hold the same term — a relocation source and target, or
+// an equal-term twin that sealed over a paused copy — and the one superseded within the term
+// may still upload one metadata file before its fence step refuses it. Its generation must
+// sort below every generation of the copy that superseded it, or the orphan would become the
+// restore point and hide the newer copy's acknowledged ops (and its .tlog would overwrite
+// theirs). Seqs grow along the term's chain in grant order, and every sync advances the seq,
+// so placing each grant's generations at last+1+s*genStride puts a later grant strictly
+// above anything an earlier grantee can still write.
+func grantBase(last, s int64) int64 { return last + 1 + s*genStride }

@@ -1,0 +1,336 @@
+package writers
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+)
+
+// runTraffic runs traffic for d and stops it.
+func runTraffic(t *testing.T, c *Cluster, d time.Duration, mid func()) TrafficStats {
+	t.Helper()
+	tr, err := c.StartTraffic(ctx(t), TrafficConfig{Clients: 4, Rate: 400, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid != nil {
+		time.Sleep(d / 3)
+		mid()
+		time.Sleep(d - d/3)
+	} else {
+		time.Sleep(d)
+	}
+	return tr.Stop()
+}
+
+func TestSteadyRun(t *testing.T) {
+	r := minioRig(t, nil)
+	a := r.add("a", nil)
+	r.promote(a, 1)
+	stats := runTraffic(t, r.c, time.Second, nil)
+	au := r.audit()
+	r.requireDurable(au)
+	acked := r.acked("a")
+	if len(acked) < 200 {
+		t.Fatalf("only %d ops acknowledged (traffic %+v); want many", len(acked), stats)
+	}
+	if au.Key == "" || len(au.Fences) != 1 {
+		t.Fatalf("audit: restore point %q, fences %+v; want a metadata file and exactly the auditor's fence", au.Key, au.Fences)
+	}
+	if n := len(r.events(history.Fenced, "")); n != 0 {
+		t.Fatalf("%d fenced events in a steady run", n)
+	}
+}
+
+func TestPromotionWhileOldPrimaryRuns(t *testing.T) {
+	r := minioRig(t, nil)
+	a, b := r.add("a", nil), r.add("b", nil)
+	r.promote(a, 1)
+	runTraffic(t, r.c, 900*time.Millisecond, func() {
+		r.promote(b, 2)
+		// The zombie keeps receiving traffic and learns at its next sync.
+		r.wait(a, SigFenced, 1)
+	})
+	if a.State() != StateFenced {
+		t.Fatalf("old primary is %s, want fenced", a.State())
+	}
+	fenced := r.events(history.Fenced, "a")
+	if len(fenced) != 1 {
+		t.Fatalf("got %d Fenced events for a, want 1", len(fenced))
+	}
+	for _, e := range r.events(history.Ack, "a") {
+		if e.Invoke > fenced[0].Complete {
+			t.Fatalf("a acknowledged after it was fenced: %v", e)
+		}
+	}
+	if len(r.acked("b")) == 0 || len(r.acked("a")) == 0 {
+		t.Fatalf("want acks from both writers; a %d, b %d", len(r.acked("a")), len(r.acked("b")))
+	}
+	r.requireDurable(r.audit())
+}
+
+func TestRelocation(t *testing.T) {
+	t.Run("happy", func(t *testing.T) {
+		r := minioRig(t, nil)
+		a, b := r.add("a", nil), r.add("b", nil)
+		r.promote(a, 3)
+		r.submit(a, 12)
+		r.waitAcked(a, 12)
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{})
+		if err != nil || !res.HandedOff {
+			t.Fatalf("relocate: %+v, %v", res, err)
+		}
+		if a.BelievesPrimary() || !b.BelievesPrimary() {
+			t.Fatalf("after handoff a is %s, b is %s", a.State(), b.State())
+		}
+		r.submit(b, 10)
+		r.waitAcked(b, 10)
+		if n := len(r.events(history.Adopt, "b")); n != 1 {
+			t.Fatalf("got %d Adopt events, want 1", n)
+		}
+		// The source's retained token is dead: the target moved the chain past it.
+		resumed, err := a.f.Revert(ctx(t))
+		if err != nil || resumed {
+			t.Fatalf("source revert after a completed handoff: resumed=%v err=%v; want refused", resumed, err)
+		}
+		tr := r.events(history.Transfer, "a")
+		if len(tr) != 1 || tr[0].Token == "" || tr[0].Detail != "b" {
+			t.Fatalf("transfer events %+v", tr)
+		}
+		for _, e := range r.events(history.Hydrate, "b") {
+			if e.Detail != "relocation-target" {
+				t.Fatalf("target hydration %v lacks the relocation-target mark", e)
+			}
+		}
+		r.requireDurable(r.audit())
+	})
+
+	t.Run("aborted-before-target-writes", func(t *testing.T) {
+		r := minioRig(t, nil)
+		a, b := r.add("a", nil), r.add("b", nil)
+		r.promote(a, 3)
+		r.submit(a, 10)
+		r.waitAcked(a, 10)
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: AbortBeforeTargetWrites, AnswerTimeout: 50 * time.Millisecond})
+		if err != nil || !res.Resumed {
+			t.Fatalf("relocate: %+v, %v; want the source resumed", res, err)
+		}
+		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.OK {
+			t.Fatalf("revert events %+v", rv)
+		}
+		r.submit(a, 10)
+		r.waitAcked(a, 20)
+		// The late target activates and is refused at its adoption.
+		waitFor(t, b.BelievesPrimary)
+		r.submit(b, 1)
+		r.wait(b, SigFenced, 1)
+		if ad := r.events(history.Adopt, "b"); len(ad) != 1 || ad[0].Outcome != history.FencedOut {
+			t.Fatalf("adopt events %+v; want one refused adoption", ad)
+		}
+		r.submit(a, 5)
+		r.waitAcked(a, 25)
+		if a.State() != StateActive {
+			t.Fatalf("source is %s, want active (no spurious fence)", a.State())
+		}
+		r.requireDurable(r.audit())
+	})
+
+	t.Run("aborted-after-target-acks", func(t *testing.T) {
+		r := minioRig(t, nil)
+		a, b := r.add("a", nil), r.add("b", nil)
+		r.promote(a, 3)
+		r.submit(a, 10)
+		r.waitAcked(a, 10)
+		tr, err := r.c.StartTraffic(ctx(t), TrafficConfig{Clients: 2, Rate: 300, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: AbortAfterTargetAcks, TargetAcks: 10})
+		if err != nil || !res.StoodDown {
+			tr.Stop()
+			t.Fatalf("relocate: %+v, %v; want the source stood down", res, err)
+		}
+		before := b.Acked()
+		r.waitAcked(b, before+5)
+		tr.Stop()
+		if sd := r.events(history.StandDown, "a"); len(sd) != 1 {
+			t.Fatalf("got %d StandDown events, want 1", len(sd))
+		}
+		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.Fail {
+			t.Fatalf("revert events %+v; want one refused revert", rv)
+		}
+		if b.State() != StateActive || len(r.events(history.Fenced, "")) != 0 {
+			t.Fatalf("target is %s; fenced events %v", b.State(), r.events(history.Fenced, ""))
+		}
+		r.requireDurable(r.audit())
+	})
+}
+
+func TestSegmentsRoundTrip(t *testing.T) {
+	r := minioRig(t, func(c *Config) { c.Segments = SegmentPolicy{FilesPerRefresh: 2, MaxRefs: 4, Retain: 1} })
+	a, b := r.add("a", nil), r.add("b", nil)
+	r.promote(a, 1)
+	for range 3 {
+		if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+			t.Fatalf("refresh: %v %v", ok, err)
+		}
+	}
+	n, err := a.GC(ctx(t))
+	if err != nil || n != 2 {
+		t.Fatalf("gc deleted %d (%v), want the 2 files merged away", n, err)
+	}
+	latest := slices.Clone(a.segRefs)
+	r.promote(b, 2)
+	var got []string
+	for _, e := range r.events(history.Hydrate, "b") {
+		if e.Outcome != history.OK {
+			t.Fatalf("hydration fetch failed: %v", e)
+		}
+		got = append(got, e.Key)
+	}
+	slices.Sort(got)
+	slices.Sort(latest)
+	if !slices.Equal(got, latest) || len(got) != 4 {
+		t.Fatalf("b hydrated %v, want a's latest reference set %v", got, latest)
+	}
+	// The superseded copy (still believing it is primary) is gated.
+	if ok, err := a.Refresh(ctx(t)); err != nil || ok {
+		t.Fatalf("superseded refresh published=%v err=%v; want skipped", ok, err)
+	}
+	if n, err := a.GC(ctx(t)); err != nil || n != 0 {
+		t.Fatalf("superseded gc deleted %d (%v); want skipped", n, err)
+	}
+	pub := r.events(history.Publish, "a")
+	if last := pub[len(pub)-1]; last.Outcome != history.Fail || !strings.Contains(last.Err, "superseded") {
+		t.Fatalf("last publish of a: %v; want refused by the gate", last)
+	}
+	col := r.events(history.Collect, "a")
+	if last := col[len(col)-1]; last.Outcome != history.Fail || last.Key != "" {
+		t.Fatalf("last collect of a: %v; want a refused round", last)
+	}
+	if ok, err := b.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("new owner refresh: %v %v", ok, err)
+	}
+	au := r.audit()
+	if len(au.SegmentMetadata) == 0 || !strings.Contains(au.SegmentMetadata[0], invert(2)) {
+		t.Fatalf("latest reference set %v, want b's at term 2", au.SegmentMetadata)
+	}
+	for _, k := range latest {
+		if !slices.Contains(au.SegmentFiles, k) {
+			t.Fatalf("hydrated file %s vanished", k)
+		}
+	}
+}
+
+func TestPauseAcrossTakeover(t *testing.T) {
+	r := minioRig(t, nil)
+	a, b := r.add("a", nil), r.add("b", nil)
+	r.promote(a, 1)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	a.Pause()
+	ackedAtPause := a.Acked()
+	r.submit(a, 7) // the frozen zombie still takes ops
+	r.promote(b, 2)
+	r.submit(b, 10)
+	r.waitAcked(b, 10)
+	a.Resume()
+	r.wait(a, SigFenced, 1)
+	if a.Acked() != ackedAtPause {
+		t.Fatalf("a acknowledged %d ops after its pause", a.Acked()-ackedAtPause)
+	}
+	pause := r.events(history.Pause, "a")[0]
+	for _, e := range r.events(history.Ack, "a") {
+		if e.Complete > pause.Invoke {
+			t.Fatalf("ack after the pause: %v", e)
+		}
+	}
+	r.requireDurable(r.audit())
+}
+
+// TestVariantsLoseAnAck drives the interleaving each pipeline variant exists to break, with
+// the correct protocol as the control.
+func TestVariantsLoseAnAck(t *testing.T) {
+	t.Run("cas-concurrent-with-metadata", func(t *testing.T) {
+		for _, v := range []fence.Variant{fence.Correct, variantCASConcurrent} {
+			t.Run(string(v), func(t *testing.T) {
+				r := minioRig(t, func(c *Config) { c.Variant, c.SyncEvery, c.SyncInterval = v, 1, time.Hour })
+				hold := newHold(r.st, isMetadataPut)
+				a, b := r.add("a", hold), r.add("b", nil)
+				r.promote(a, 1)
+				r.submit(a, 1)
+				r.waitAcked(a, 1)
+				hold.arm()
+				op2 := r.submit(a, 1)[0]
+				hold.waitHit(t) // a's metadata upload for op2 is in flight
+				if v == variantCASConcurrent {
+					r.wait(a, SigCAS, 1) // and its CAS already landed
+				}
+				r.promote(b, 2) // seal + restore read inside the window
+				close(hold.release)
+				if v == variantCASConcurrent {
+					r.waitAcked(a, 2)
+				} else {
+					r.wait(a, SigFenced, 1)
+				}
+				r.submit(b, 1)
+				r.waitAcked(b, 1)
+				lost := r.lost(r.audit())
+				if v == variantCASConcurrent && !slices.Equal(lost, []int64{op2}) {
+					t.Fatalf("lost %v; want exactly op %d (acked by a, invisible to b's restore)", lost, op2)
+				}
+				if v == fence.Correct && len(lost) != 0 {
+					t.Fatalf("correct protocol lost %v", lost)
+				}
+			})
+		}
+	})
+	t.Run("restore-before-claim", func(t *testing.T) {
+		for _, v := range []fence.Variant{fence.Correct, variantRestoreBeforeSeal} {
+			t.Run(string(v), func(t *testing.T) {
+				r := minioRig(t, func(c *Config) { c.Variant, c.SyncEvery, c.SyncInterval = v, 1, time.Hour })
+				hold := newHold(r.st, isFenceList)
+				a, b := r.add("a", nil), r.add("b", hold)
+				r.promote(a, 1)
+				r.submit(a, 1)
+				r.waitAcked(a, 1)
+				hold.arm()
+				done := make(chan error, 1)
+				go func() { done <- b.Promote(context.Background(), 2) }()
+				hold.waitHit(t) // b is about to seal
+				op2 := r.submit(a, 1)[0]
+				r.waitAcked(a, 2) // a still owns term 1's chain
+				close(hold.release)
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				r.submit(b, 1)
+				r.waitAcked(b, 1)
+				lost := r.lost(r.audit())
+				if v == variantRestoreBeforeSeal && !slices.Equal(lost, []int64{op2}) {
+					t.Fatalf("lost %v; want exactly op %d (acked before b sealed, after b read)", lost, op2)
+				}
+				if v == fence.Correct && len(lost) != 0 {
+					t.Fatalf("correct protocol lost %v", lost)
+				}
+			})
+		}
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	c := ctx(t)
+	for !cond() {
+		select {
+		case <-c.Done():
+			t.Fatal("condition never held")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
