@@ -1,0 +1,190 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Check judges a run. It never panics on protocol or store misbehaviour — those are results —
+// and reports a broken harness as the verdict error. It does not modify in.
+func Check(in Input) Result {
+	res := Result{Events: len(in.Events), Raw: Pass}
+	if msg := harnessError(in); msg != "" {
+		return errored(res, msg)
+	}
+	if msg := expectError(in.Expect); msg != "" {
+		return errored(res, msg)
+	}
+	x := buildIndex(in)
+	res.Resolved = x.ambiguityStats()
+	loss, lost := x.noAckedWriteLoss()
+	res.Lost = lost
+	attribution, acked := x.ackAttribution()
+	res.Acked = acked
+	res.Invariants = []InvariantResult{
+		loss,
+		x.mutualExclusion(),
+		attribution,
+		x.fencedTerminal(),
+		x.seqMonotonic(),
+		x.noSpuriousFencing(),
+		x.targetAcksAreDurable(),
+		x.hydrationIntegrity(),
+		x.ownerNeverReadUnsealed(),
+		x.storeLinearizable(),
+	}
+	res.Liveness = x.liveness()
+	if in.Expect.MaxTimeToFence > 0 {
+		res.Invariants = append(res.Invariants, timeToFence(res.Liveness, in.Expect.MaxTimeToFence))
+	}
+	res.Attestation = x.attest()
+	compose(&res, x)
+	return res
+}
+
+func errored(res Result, msg string) Result {
+	res.Verdict, res.Raw, res.Error = Error, Error, msg
+	res.Reasons = []string{msg}
+	res.Narrative = "error: " + msg
+	return res
+}
+
+// compose applies the verdict rule documented on Expect.
+func compose(res *Result, x *index) {
+	ex := x.in.Expect
+	var failed []string
+	status := map[string]InvariantResult{}
+	for _, ir := range res.Invariants {
+		res.Raw = worst(res.Raw, ir.Status)
+		status[ir.Name] = ir
+		if ir.Status == Fail {
+			failed = append(failed, ir.Name)
+		}
+	}
+	var reasons []string
+	verdict := Pass
+	survived := false // the verdict is fail only because an expected failure did not happen
+	switch {
+	case len(ex.Violated) > 0:
+		var unexpected []string
+		for _, n := range failed {
+			if !slices.Contains(ex.Violated, n) {
+				unexpected = append(unexpected, n)
+			}
+		}
+		if len(unexpected) > 0 {
+			verdict = Fail
+			for _, n := range unexpected {
+				reasons = append(reasons, fmt.Sprintf("%s failed unexpectedly: %s", n, status[n].Explanation))
+			}
+		}
+		var passed, unsure []string
+		for _, n := range ex.Violated {
+			switch status[n].Status {
+			case Fail:
+			case Inconclusive:
+				unsure = append(unsure, n)
+			default:
+				passed = append(passed, n)
+			}
+		}
+		for _, n := range passed {
+			reasons = append(reasons, fmt.Sprintf("variant survived: expected %s to fail, it passed", n))
+		}
+		for _, n := range unsure {
+			reasons = append(reasons, fmt.Sprintf("expected %s to fail, it was inconclusive: %s", n, status[n].Explanation))
+		}
+		switch {
+		case len(unexpected) > 0:
+		case len(passed) > 0:
+			verdict, survived = Fail, true
+		case len(unsure) > 0:
+			verdict = Inconclusive
+		default:
+			reasons = append(reasons, "variant killed: "+strings.Join(ex.Violated, ", ")+" failed as expected")
+		}
+	case ex.Verdict == Fail:
+		if len(failed) > 0 {
+			reasons = append(reasons, "a failure was expected: "+strings.Join(failed, ", ")+" failed")
+		} else {
+			verdict, survived = Fail, true
+			reasons = append(reasons, "a failure was expected, but every invariant held")
+		}
+	default:
+		verdict = res.Raw
+		for _, ir := range res.Invariants {
+			if ir.Status == Fail || ir.Status == Inconclusive {
+				reasons = append(reasons, fmt.Sprintf("%s %s: %s", ir.Name, verbOf(ir.Status), ir.Explanation))
+			}
+		}
+		for _, w := range ex.Fenced {
+			if !x.everFenced(w) {
+				verdict = worst(verdict, Fail)
+				reasons = append(reasons, fmt.Sprintf("expected %s to end fenced; it never was", w))
+			}
+		}
+	}
+
+	var gating []string
+	for _, a := range res.Attestation {
+		if !a.Fired {
+			gating = append(gating, fmt.Sprintf("declared fault %q (%s) never fired", a.Name, a.Layer))
+		}
+	}
+	if ex.MinAcked > 0 && res.Acked < ex.MinAcked {
+		gating = append(gating, fmt.Sprintf("only %s acknowledged, below the floor of %d",
+			plural(res.Acked, "op", "ops"), ex.MinAcked))
+	}
+	if res.Acked == 0 && len(ex.Faults) == 0 && ex.MinAcked == 0 {
+		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
+	}
+	if len(gating) > 0 && (verdict == Pass || survived) {
+		verdict = Inconclusive
+	}
+	reasons = append(reasons, gating...)
+	if len(reasons) == 0 {
+		reasons = append(reasons, fmt.Sprintf("all %s held", plural(len(res.Invariants), "invariant", "invariants")))
+	}
+	res.Verdict, res.Reasons = verdict, reasons
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s.", verdict, strings.Join(reasons, "; "))
+	for _, ir := range res.Invariants {
+		if ir.Status == Fail && ir.Narrative != "" {
+			fmt.Fprintf(&b, "\n%s: %s.", ir.Name, ir.Narrative)
+		}
+	}
+	res.Narrative = b.String()
+}
+
+func verbOf(v Verdict) string {
+	if v == Inconclusive {
+		return "was inconclusive"
+	}
+	return "failed"
+}
+
+func (x *index) everFenced(w string) bool {
+	for _, p := range x.fenced {
+		if x.ev[p].Writer == w {
+			return true
+		}
+	}
+	return false
+}
+
+// Exit maps a verdict to the bench's process exit code: 0 pass, 1 fail, 2 inconclusive,
+// 255 error.
+func (v Verdict) Exit() int {
+	switch v {
+	case Pass:
+		return 0
+	case Fail:
+		return 1
+	case Inconclusive:
+		return 2
+	default:
+		return 255
+	}
+}

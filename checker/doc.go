@@ -1,0 +1,33 @@
+// Package checker judges a recorded fencebench run: it reads the history of events, the L7
+// proxy's ledger and the final state the runner gathered, and says for every fencing invariant
+// whether it held, with a counterexample and a plain-words narrative when it did not.
+//
+// The checker is pure: it reads data only — no network, no clock, no store — so a stored run
+// can be judged again later by a newer checker. Its non-test code imports only the standard
+// library, [github.com/fencebench/fencebench/history] and porcupine.
+//
+// What it guarantees:
+//
+//   - Every invariant named in [Invariants] is judged on every call to [Check] and reported
+//     as pass, fail or inconclusive; a fail carries the IDs of the events that prove it
+//     (ledger entry IDs for store-level checks) and a narrative that names ops, writers,
+//     terms and times.
+//   - A broken harness (an event completing before it was invoked, duplicate event or ledger
+//     IDs, an expectation naming an unknown invariant) yields the verdict error, never a
+//     safety violation.
+//   - Ambiguous protocol writes are resolved from the ledger before judging; what the ledger
+//     cannot settle is treated as possibly applied, so an unknown outcome never produces a
+//     violation on its own.
+//   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
+//     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
+//     declared fault makes the verdict inconclusive.
+//   - The scenario verdict keeps both views: the raw status of each invariant and the verdict
+//     adjusted by the scenario's expectations (see [Expect] for the exact rule for broken
+//     protocol variants).
+//
+// Invariant names follow the protocol's TLA+ models (NoAckedWriteLoss, MutualExclusion,
+// AckAttribution, FencedTerminal, SeqMonotonic, NoSpuriousFencing, TargetAcksAreDurable,
+// HydrationIntegrity, OwnerNeverReadUnsealed), plus StoreLinearizable, which checks the store
+// itself, independently of the protocol, and TimeToFence, a liveness bound judged only when
+// the scenario sets one.
+package checker

@@ -1,0 +1,199 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// stuckSyncs is how many trailing ambiguous syncs without an ack make a writer "stuck".
+const stuckSyncs = 3
+
+// supersession finds when w (at term) was first superseded by another writer, no later than
+// limit: a claim at a higher term that did not fail outright (at its completion when ok, its
+// invocation otherwise — a sweep runs mid-claim), or an equal-term acquisition completed after
+// w's own first acquisition of that term. It returns the other writer and the time.
+func (x *index) supersession(w string, term int64, limit time.Duration) (string, time.Duration, bool) {
+	var ownFirst time.Duration = -1
+	for _, a := range x.acqs {
+		if a.writer == w && a.term == term {
+			ownFirst = a.complete
+			break
+		}
+	}
+	by, at, found := "", time.Duration(0), false
+	consider := func(who string, t time.Duration) {
+		if t <= limit && (!found || t < at) {
+			by, at, found = who, t, true
+		}
+	}
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Writer == w || e.Term <= term || e.Outcome == history.Fail {
+			continue
+		}
+		if e.Outcome == history.OK {
+			consider(e.Writer, e.Complete)
+		} else {
+			consider(e.Writer, e.Invoke)
+		}
+	}
+	for _, a := range x.acqs {
+		if a.writer != w && a.term == term && a.complete > ownFirst {
+			consider(a.writer, a.complete)
+		}
+	}
+	return by, at, found
+}
+
+func (x *index) firstSeen() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Writer == "" || e.Kind == history.Op {
+			continue
+		}
+		if _, ok := out[e.Writer]; !ok {
+			out[e.Writer] = e.Invoke
+		}
+	}
+	return out
+}
+
+func (x *index) liveness() Liveness {
+	var lv Liveness
+	first := x.firstSeen()
+	fencedWriters := map[string]bool{}
+	for _, p := range x.firstFenced() {
+		f := &x.ev[p]
+		fencedWriters[f.Writer] = true
+		term := f.Term
+		if term == 0 {
+			term = x.termBefore(f.Writer, f.Complete)
+		}
+		by, at, ok := x.supersession(f.Writer, term, f.Complete)
+		if !ok {
+			continue
+		}
+		at = max(at, first[f.Writer])
+		d := max(f.Complete-at, 0)
+		lv.Fenced = append(lv.Fenced, FenceDelay{Writer: f.Writer, Term: term, SupersededBy: by, SupersededAt: at,
+			FencedAt: f.Complete, Delay: d})
+		lv.MaxTimeToFence = max(lv.MaxTimeToFence, d)
+	}
+
+	// Zombies: superseded, never fenced, crashed or stood down, yet still syncing afterwards.
+	gone := map[string]bool{}
+	for _, p := range x.crashes {
+		gone[x.ev[p].Writer] = true
+	}
+	for _, p := range x.standDowns {
+		gone[x.ev[p].Writer] = true
+	}
+	lastActive := map[string]time.Duration{}
+	termOf := map[string]int64{}
+	var order []string
+	for _, list := range [][]int32{x.syncs, x.cas, x.acks} {
+		for _, p := range list {
+			e := &x.ev[p]
+			if _, ok := lastActive[e.Writer]; !ok {
+				order = append(order, e.Writer)
+			}
+			lastActive[e.Writer] = max(lastActive[e.Writer], e.Complete)
+			if e.Term > termOf[e.Writer] {
+				termOf[e.Writer] = e.Term
+			}
+		}
+	}
+	for _, w := range order {
+		if fencedWriters[w] || gone[w] {
+			continue
+		}
+		term := termOf[w]
+		if term == 0 {
+			continue
+		}
+		by, at, ok := x.supersession(w, term, lastActive[w])
+		if !ok {
+			continue
+		}
+		at = max(at, first[w])
+		if lastActive[w] > at {
+			lv.Zombies = append(lv.Zombies, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at,
+				LastActive: lastActive[w]})
+		}
+	}
+
+	// Stuck: a trailing run of ambiguous syncs with no ack after its start.
+	type run struct {
+		n     int
+		since time.Duration
+		last  time.Duration
+	}
+	runs := map[string]*run{}
+	var worder []string
+	for _, p := range x.syncs {
+		e := &x.ev[p]
+		r := runs[e.Writer]
+		if r == nil {
+			r = &run{}
+			runs[e.Writer] = r
+			worder = append(worder, e.Writer)
+		}
+		if e.Outcome == history.Ambiguous {
+			if r.n == 0 {
+				r.since = e.Invoke
+			}
+			r.n++
+			r.last = e.Complete
+		} else {
+			r.n = 0
+		}
+	}
+	for _, p := range x.acks {
+		e := &x.ev[p]
+		if r := runs[e.Writer]; r != nil && r.n > 0 && e.Complete >= r.since {
+			r.n = 0
+		}
+	}
+	for _, w := range worder {
+		if r := runs[w]; r.n >= stuckSyncs {
+			lv.Stuck = append(lv.Stuck, Stuck{Writer: w, Syncs: r.n, Since: r.since, Tail: r.last - r.since})
+		}
+	}
+	return lv
+}
+
+// timeToFence judges the liveness figures against the scenario's bound.
+func timeToFence(lv Liveness, bound time.Duration) InvariantResult {
+	r := newResult(TimeToFence)
+	var first string
+	for _, f := range lv.Fenced {
+		if f.Delay > bound {
+			r.Violations++
+			if first == "" {
+				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, was fenced only at %s: %s, above the bound of %s",
+					f.Writer, f.Term, f.SupersededBy, secs(f.SupersededAt), secs(f.FencedAt), secs(f.Delay), secs(bound))
+			}
+		}
+	}
+	for _, z := range lv.Zombies {
+		if z.LastActive-z.SupersededAt > bound {
+			r.Violations++
+			if first == "" {
+				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, was still acting at %s and never fenced "+
+					"(bound %s)", z.Writer, z.Term, z.SupersededBy, secs(z.SupersededAt), secs(z.LastActive), secs(bound))
+			}
+		}
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("every superseded writer was fenced within %s (slowest %s)", secs(bound),
+			secs(lv.MaxTimeToFence))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s not fenced within %s", plural(r.Violations, "writer", "writers"), secs(bound))
+	r.Narrative = first
+	return r
+}

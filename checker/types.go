@@ -1,0 +1,291 @@
+package checker
+
+import (
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// Verdict is the three-valued judgement of an invariant or a scenario, plus error for a
+// broken harness.
+type Verdict string
+
+// Verdicts, ordered from best to worst: a scenario's raw verdict is the worst of its parts.
+const (
+	Pass         Verdict = "pass"
+	Inconclusive Verdict = "inconclusive"
+	Fail         Verdict = "fail"
+	// Error means the harness itself broke (or the input is malformed); it says nothing about
+	// the protocol or the store.
+	Error Verdict = "error"
+)
+
+// rank orders verdicts for "worst of": pass < inconclusive < fail < error.
+func (v Verdict) rank() int {
+	switch v {
+	case "", Pass:
+		return 0
+	case Inconclusive:
+		return 1
+	case Fail:
+		return 2
+	default:
+		return 3
+	}
+}
+
+func worst(a, b Verdict) Verdict {
+	if b.rank() > a.rank() {
+		return b
+	}
+	if a == "" {
+		return Pass
+	}
+	return a
+}
+
+// Invariant names, as the protocol's TLA+ models spell them.
+const (
+	NoAckedWriteLoss       = "NoAckedWriteLoss"
+	MutualExclusion        = "MutualExclusion"
+	AckAttribution         = "AckAttribution"
+	FencedTerminal         = "FencedTerminal"
+	SeqMonotonic           = "SeqMonotonic"
+	NoSpuriousFencing      = "NoSpuriousFencing"
+	TargetAcksAreDurable   = "TargetAcksAreDurable"
+	HydrationIntegrity     = "HydrationIntegrity"
+	OwnerNeverReadUnsealed = "OwnerNeverReadUnsealed"
+	StoreLinearizable      = "StoreLinearizable"
+	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.
+	TimeToFence = "TimeToFence"
+)
+
+// Invariants lists every safety invariant Check always judges, in report order. TimeToFence
+// is added to a Result only when the scenario sets a bound.
+var Invariants = []string{
+	NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
+	NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
+	StoreLinearizable,
+}
+
+// Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
+type Input struct {
+	// Events is the run's history, in any order (Check sorts a copy).
+	Events []history.Event
+	// Ledger is the L7 fault proxy's per-request ledger (empty when no proxy was in the path).
+	Ledger []history.LedgerEntry
+	// Final is the store's final state as the auditor saw it.
+	Final Final
+	// Expect is what the scenario declares about the run.
+	Expect Expect
+	// LinearizabilityTimeout bounds the store-linearizability search; 0 means 30s. On timeout
+	// StoreLinearizable is inconclusive.
+	LinearizabilityTimeout time.Duration
+}
+
+// Final is the final state, read by the runner after the run and handed over as data.
+type Final struct {
+	// Recovered is the auditor's recovered op set: the ground truth for durability. When it
+	// is nil, the Ops of the last Audit event are used instead.
+	Recovered []int64 `json:"recovered"`
+	// AuditTerm is the term the auditor recovered at (for narratives).
+	AuditTerm int64 `json:"audit_term,omitempty"`
+	// FenceKeys is the final listing of fence objects.
+	FenceKeys []Object `json:"fence_keys,omitempty"`
+	// SegmentKeys is the final listing of segment files.
+	SegmentKeys []string `json:"segment_keys,omitempty"`
+}
+
+// Object is one object of a final listing.
+type Object struct {
+	Key  string `json:"key"`
+	ETag string `json:"etag,omitempty"`
+	Body string `json:"body,omitempty"`
+}
+
+// Fault is a fault the scenario declares, which the run must prove it fired.
+type Fault struct {
+	// Name is the L7 rule name (matched against LedgerEntry.Rule) or the fault name an L4 or
+	// protocol fault records in its FaultStart event's Detail.
+	Name string `json:"name"`
+	// Layer is "l4", "l7" or "protocol". Any other value is looked up in both places.
+	Layer string `json:"layer"`
+}
+
+// Expect is what the scenario declares.
+//
+// Verdict rule. Let failed be the set of invariants whose raw status is fail.
+//
+//   - A harness error, or an expectation that names an unknown invariant, gives error.
+//   - Correct-protocol run (Verdict pass or empty, no Violated): the verdict is the worst raw
+//     status; a writer listed in Fenced that never recorded a Fenced event makes it fail.
+//   - Broken-variant run (Violated not empty): the run passes exactly when every listed
+//     invariant failed and no unlisted invariant failed. An unlisted failure gives fail ("X
+//     failed unexpectedly"); a listed invariant that did not fail gives fail ("variant
+//     survived: expected X to fail, it passed"), or inconclusive when that invariant was
+//     itself inconclusive. Unlisted inconclusive invariants do not change the verdict.
+//     Fenced is not checked (a variant may well leave a zombie unfenced).
+//   - Verdict fail with Violated empty: the run passes when at least one invariant failed.
+//   - Gating, applied last: when a declared fault never fired, fewer than MinAcked distinct ops
+//     were acknowledged, or nothing was acknowledged and no fault was declared, a verdict that
+//     would be pass — or a variant's "survived" fail, which then proves nothing — becomes
+//     inconclusive. A genuine unexpected failure stays fail.
+type Expect struct {
+	// Verdict is Pass (the default when empty) or Fail.
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Violated names the invariants a broken variant must break.
+	Violated []string `json:"violated,omitempty"`
+	// Fenced names writers that must end fenced (correct-protocol runs only).
+	Fenced []string `json:"fenced,omitempty"`
+	// MinAcked is the floor on distinct acknowledged ops.
+	MinAcked int `json:"min_acked,omitempty"`
+	// Faults are the declared faults; each must have fired.
+	Faults []Fault `json:"faults,omitempty"`
+	// MaxTimeToFence, when positive, bounds the time from a writer's supersession to its
+	// Fenced event, and judges TimeToFence.
+	MaxTimeToFence time.Duration `json:"max_time_to_fence,omitempty"`
+}
+
+// Result is Check's judgement.
+type Result struct {
+	// Verdict is the scenario verdict, adjusted by the expectations and the gating rules.
+	Verdict Verdict `json:"verdict"`
+	// Raw is the worst raw invariant status, before expectations.
+	Raw Verdict `json:"raw"`
+	// Reasons says, one line each, why Verdict is what it is.
+	Reasons []string `json:"reasons,omitempty"`
+	// Error is the harness problem when Verdict is error.
+	Error string `json:"error,omitempty"`
+	// Invariants holds one entry per judged invariant, in the order of Invariants.
+	Invariants []InvariantResult `json:"invariants,omitempty"`
+	// Lost lists every acknowledged op missing from the recovered set, in ack order.
+	Lost []LostWrite `json:"lost,omitempty"`
+	// Liveness holds the reported liveness figures.
+	Liveness Liveness `json:"liveness"`
+	// Attestation says, per declared fault, whether and how often it fired.
+	Attestation []FaultAttestation `json:"attestation,omitempty"`
+	// Resolved counts how ambiguous protocol writes were resolved from the ledger.
+	Resolved AmbiguityStats `json:"resolved"`
+	// Acked is the number of distinct acknowledged ops; Events the number of events judged.
+	Acked  int `json:"acked"`
+	Events int `json:"events"`
+	// Narrative is a short story of the run's verdict in plain words.
+	Narrative string `json:"narrative"`
+}
+
+// Invariant returns the result for the named invariant, or false when it was not judged.
+func (r Result) Invariant(name string) (InvariantResult, bool) {
+	for _, ir := range r.Invariants {
+		if ir.Name == name {
+			return ir, true
+		}
+	}
+	return InvariantResult{}, false
+}
+
+// InvariantResult is the judgement of one invariant.
+type InvariantResult struct {
+	Name   string  `json:"name"`
+	Status Verdict `json:"status"`
+	// Guarantee states the invariant in one sentence.
+	Guarantee string `json:"guarantee"`
+	// Explanation is one line on what was found.
+	Explanation string `json:"explanation"`
+	// Violations counts the distinct violations found (0 when it held).
+	Violations int `json:"violations,omitempty"`
+	// Counterexample holds the IDs of the events that prove the first violation.
+	Counterexample []int64 `json:"counterexample,omitempty"`
+	// LedgerEntries holds ledger entry IDs that prove it, for store-level checks.
+	LedgerEntries []int64 `json:"ledger_entries,omitempty"`
+	// Narrative tells the first violation in plain words.
+	Narrative string `json:"narrative,omitempty"`
+}
+
+// LostWrite is an acknowledged op missing from the auditor's recovered set.
+type LostWrite struct {
+	Op       int64         `json:"op"`
+	Writer   string        `json:"writer"`
+	Term     int64         `json:"term"`
+	AckedAt  time.Duration `json:"acked_at"`
+	AckEvent int64         `json:"ack_event"`
+	// AfterAdopt marks an ack by a relocation target after it adopted the fence.
+	AfterAdopt bool `json:"after_adopt,omitempty"`
+}
+
+// Liveness holds figures that are reported, and judged only against Expect.MaxTimeToFence.
+type Liveness struct {
+	// Fenced has one entry per writer that got fenced after being superseded.
+	Fenced []FenceDelay `json:"fenced,omitempty"`
+	// Zombies are writers that kept acting after being superseded and were never fenced,
+	// crashed or stood down.
+	Zombies []Zombie `json:"zombies,omitempty"`
+	// Stuck are writers whose history ends in a run of ambiguous syncs with no ack.
+	Stuck []Stuck `json:"stuck,omitempty"`
+	// MaxTimeToFence is the largest Delay in Fenced.
+	MaxTimeToFence time.Duration `json:"max_time_to_fence,omitempty"`
+}
+
+// FenceDelay is the time from a writer's supersession to its Fenced event.
+type FenceDelay struct {
+	Writer       string        `json:"writer"`
+	Term         int64         `json:"term"`
+	SupersededBy string        `json:"superseded_by"`
+	SupersededAt time.Duration `json:"superseded_at"`
+	FencedAt     time.Duration `json:"fenced_at"`
+	Delay        time.Duration `json:"delay"`
+}
+
+// Zombie is a superseded writer that was still acting at LastActive and never got fenced.
+type Zombie struct {
+	Writer       string        `json:"writer"`
+	Term         int64         `json:"term"`
+	SupersededBy string        `json:"superseded_by"`
+	SupersededAt time.Duration `json:"superseded_at"`
+	LastActive   time.Duration `json:"last_active"`
+}
+
+// Stuck is a writer whose history ends in Syncs ambiguous syncs spanning Tail, with no ack
+// after them.
+type Stuck struct {
+	Writer string        `json:"writer"`
+	Syncs  int           `json:"syncs"`
+	Since  time.Duration `json:"since"`
+	Tail   time.Duration `json:"tail"`
+}
+
+// FaultAttestation says whether a declared fault fired.
+type FaultAttestation struct {
+	Name  string `json:"name"`
+	Layer string `json:"layer"`
+	Fired bool   `json:"fired"`
+	// Count is how many ledger entries (L7) or FaultStart events (L4, protocol) show it.
+	Count int `json:"count"`
+	// First is when it first fired.
+	First time.Duration `json:"first,omitempty"`
+}
+
+// AmbiguityStats counts ambiguous protocol writes (CAS, Claim, Transfer, Revert, Adopt with
+// outcome ambiguous) by how the ledger resolved them.
+type AmbiguityStats struct {
+	Applied    int `json:"applied"`
+	NotApplied int `json:"not_applied"`
+	Unknown    int `json:"unknown"`
+	// Events lists each resolution, in history order.
+	Events []Resolution `json:"events,omitempty"`
+}
+
+// Resolution is how one ambiguous event was resolved.
+type Resolution struct {
+	Event int64 `json:"event"`
+	// Outcome is "applied", "not-applied" or "unknown".
+	Outcome string `json:"outcome"`
+	// Ledger holds the ledger entries that decided it.
+	Ledger []int64 `json:"ledger,omitempty"`
+}
+
+// Resolution outcomes.
+const (
+	ResolvedApplied    = "applied"
+	ResolvedNotApplied = "not-applied"
+	ResolvedUnknown    = "unknown"
+)
