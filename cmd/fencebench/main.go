@@ -2,6 +2,7 @@
 //
 // Subcommands:
 //
+//	run [flags] [files | dirs | names] run scenarios and write results/<run-id>/
 //	validate [files | dirs | names]   check scenarios without running anything
 //	list                              the shipped scenarios and the protocol variants
 //	smoke                             embedded MinIO round trip through both store adapters
@@ -40,6 +41,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: fencebench <command> [arguments]
 
 commands:
+  run [flags] [files | dirs | names] run scenarios (default: the whole catalogue); -h for flags
   validate [files | dirs | names]   check scenarios without running anything
   list                              the shipped scenarios and the protocol variants
   smoke                             embedded MinIO round trip through both store adapters
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	switch args[0] {
+	case "run":
+		return runCmd(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
 	case "list":

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/runner"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// version is the bench version recorded in results.
+var version = "dev"
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 0, "seed for every scenario (0: the scenario's own, else drawn and printed)")
+	out := fs.String("out", "results", "results folder")
+	variant := fs.String("variant", "", "run every scenario with this protocol variant")
+	client := fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
+	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
+	runID := fs.String("run-id", "", "name of the run's folder (default: the start time)")
+	verbose := fs.Bool("v", false, "debug logs")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitBadInput
+	}
+	if *client != "" && *client != "minio-go" && *client != "aws-sdk" {
+		fmt.Fprintf(stderr, "fencebench run: --client %q: want minio-go or aws-sdk\n", *client)
+		return exitBadInput
+	}
+	if *variant != "" {
+		if _, err := fence.LookupVariant(*variant); err != nil {
+			fmt.Fprintf(stderr, "fencebench run: --variant: %v\n", err)
+			return exitBadInput
+		}
+		if *matrix {
+			fmt.Fprintln(stderr, "fencebench run: --variant and --matrix exclude each other")
+			return exitBadInput
+		}
+	}
+	scs, err := scenarios.Resolve(fs.Args(), loadOptions())
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitBadInput
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	tty := isTerminal(stderr)
+	var logger *slog.Logger
+	if tty && !*verbose {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	} else {
+		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	}
+	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
+		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(args, " "), BenchVersion: version,
+		Report: writeReports}
+	if tty {
+		opts.Progress = progressBar(stderr)
+	}
+	sum, err := runner.Run(ctx, scs, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
+		return exitHarness
+	}
+	printSummary(stdout, sum)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "fencebench run: interrupted; everything was stopped")
+		return exitHarness
+	}
+	return sum.ExitCode()
+}
+
+func printSummary(w io.Writer, sum *runner.Summary) {
+	fmt.Fprintf(w, "\n%-44s %-13s %-8s %6s %s\n", "CELL", "VERDICT", "SEED", "ACKED", "WHY")
+	for _, c := range sum.Cells {
+		why := ""
+		if len(c.Result.Reasons) > 0 {
+			why = c.Result.Reasons[0]
+		}
+		if c.Error != "" {
+			why = firstLine(c.Error)
+		}
+		verdict := string(c.Verdict)
+		if c.Kill {
+			switch c.Verdict {
+			case checker.Pass:
+				verdict = "killed"
+			case checker.Fail:
+				verdict = "SURVIVED"
+			}
+		}
+		fmt.Fprintf(w, "%-44s %-13s %-8d %6d %s\n", c.ID, verdict, c.Seed, c.Result.Acked, why)
+	}
+	counts := sum.Counts()
+	fmt.Fprintf(w, "\n%d cells: %d pass, %d fail, %d inconclusive, %d error in %v\n", len(sum.Cells),
+		counts[checker.Pass], counts[checker.Fail], counts[checker.Inconclusive], counts[checker.Error], sum.Duration.Round(1e6))
+	for _, c := range sum.Cells {
+		if c.Verdict != checker.Pass {
+			fmt.Fprintf(w, "  rerun %s: %s\n", c.ID, c.Rerun)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sum.Dir, "index.html")); err == nil {
+		fmt.Fprintf(w, "report: %s\n", filepath.Join(sum.Dir, "index.html"))
+	} else {
+		fmt.Fprintf(w, "results: %s\n", sum.Dir)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func progressBar(w io.Writer) func(done, total int, cell string, v checker.Verdict) {
+	return func(done, total int, cell string, v checker.Verdict) {
+		const width = 30
+		filled := 0
+		if total > 0 {
+			filled = done * width / total
+		}
+		state := "running " + cell
+		if v != "" {
+			state = fmt.Sprintf("%s %s", cell, v)
+		}
+		fmt.Fprintf(w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, state)
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// writeReports renders the run's reports; replaced once the HTML reports exist.
+var writeReports func(dir string, s *runner.Summary) error

@@ -1,0 +1,42 @@
+// Package faults gives every writer of a fencebench run its own fault path to the object
+// store, so a fault can hit one writer and spare the others:
+//
+//	writer's S3 client --(Path.DialContext)--> Toxiproxy proxy (L4) --> L7 fault proxy --> store
+//
+// The client keeps the real store endpoint in its configuration; only its dialer is redirected
+// (plug [Path.DialContext] into store.Config.DialContext). The Host header and the SigV4
+// signature therefore stay valid and nothing about a request is rewritten, except by a
+// [StripConditions] rule, which re-signs the request it alters.
+//
+// What the package guarantees:
+//
+//   - Isolation. Each [Path] has its own Toxiproxy proxy and its own L7 listener; an L4 fault or
+//     an L7 rule on one path never touches another path's traffic.
+//   - L4 faults through Toxiproxy v2.12.0 embedded in-process: [Path.Partition] (Refuse: dials are
+//     refused; Blackhole: bytes stop both ways and the client waits for its own deadline),
+//     [Path.Latency], [Path.Bandwidth], [Path.Reset], [Path.SlowClose] and [Path.Flap]. Toxicity is
+//     always 1.0 and jitter 0; the only randomness (the flap rhythm) is drawn from the bench's
+//     seeded generator ([Options.Rand]). [Path.Heal] removes every L4 fault of the path and, when
+//     it returns, no connection opened before it is still usable, so the same client works again.
+//   - L7 rules ([Rule]) matched per request on method, object key glob, If-Match/If-None-Match
+//     presence or value, n-th match and count; added and removed while traffic flows; counted
+//     exactly under concurrency ([Path.Fired]). Actions: [DropResponse], [SyntheticStatus],
+//     [Delay], [Duplicate], [StripConditions].
+//   - A ledger ([Bench.Ledger], [Bench.WriteLedger]): one history.LedgerEntry per request the L7
+//     proxy received, recording what the client sent, the rule that fired, what the store
+//     answered (status, ETag, S3 error code) and whether the answer reached the client. A client
+//     that gives up does not cancel the request towards the store: the store's real answer is
+//     always recorded. The ledger never contains credentials.
+//   - Clean shutdown. [Bench.Close] stops listeners, proxies, flapping goroutines and in-flight
+//     handlers and closes every connection a path handed out; no goroutine of the package
+//     outlives it.
+//
+// Limits worth knowing:
+//
+//   - The L7 proxy sits behind the L4 proxy, so Delivered in the ledger means the L7 proxy handed
+//     the complete response to the L4 leg. An L4 fault that cuts the connection after that point
+//     (Heal or Partition while a call is in flight) can still lose it; the client's own error is
+//     then the better witness. Latency and reset act on the request direction, before the L7
+//     proxy, so they do not make the ledger lie in steady state.
+//   - The store is reached over plain HTTP at [Options.Upstream].
+package faults

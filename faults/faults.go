@@ -1,0 +1,250 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/rs/zerolog"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// ErrClosed is returned by operations on a closed [Bench] or its paths.
+var ErrClosed = errors.New("faults: bench closed")
+
+// Options configure a [Bench].
+type Options struct {
+	// Upstream is the store's host:port, reached over plain HTTP (e.g. a local MinIO).
+	Upstream string
+	// Bucket is the bucket the clients use. It lets the L7 proxy recognise virtual-hosted
+	// requests (Host "bucket.…"); path-style requests ("/bucket/key") need no configuration.
+	Bucket string
+	// Clock is the run-relative clock stamped on ledger entries, typically a history
+	// recorder's Now. nil means the time elapsed since New.
+	Clock func() time.Duration
+	// Rand is the bench's seeded generator. Every random choice of the package (the flap rhythm)
+	// is derived from it: New draws a seed for the bench, and each Path draws its own stream
+	// from the bench in the order paths are created. nil means a fixed seed.
+	Rand *rand.Rand
+	// Logger receives debug records (rules firing, L4 changes). nil discards them.
+	Logger *slog.Logger
+	// AccessKey and SecretKey let a StripConditions rule re-sign the request it altered (the SDKs
+	// sign If-Match and If-None-Match, so removing them breaks the signature). They are only
+	// needed for that action and are never logged or written to the ledger.
+	AccessKey string
+	SecretKey string
+}
+
+// Bench owns the fault paths of one run: one embedded Toxiproxy server, one L7 proxy listener
+// per writer, the connection pool towards the store and the ledger. Its methods are safe for
+// concurrent use.
+type Bench struct {
+	o      Options
+	clock  func() time.Duration
+	log    *slog.Logger
+	tp     *toxiproxy.ApiServer
+	tr     *http.Transport
+	rp     *httputil.ReverseProxy
+	ctx    context.Context // canceled by Close: bounds every request towards the store
+	cancel context.CancelFunc
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	rng      *rand.Rand
+	paths    map[string]*Path
+	order    []*Path
+	closed   bool
+	inflight sync.WaitGroup // L7 handlers running
+
+	ledgerMu  sync.Mutex
+	ledgerCnd *sync.Cond // signaled when finishing drops to 0
+	finishing int        // handlers writing an answer the client may already see
+	ledger    []history.LedgerEntry
+}
+
+// New starts an empty bench. Paths are created on demand by [Bench.Path].
+func New(o Options) (*Bench, error) {
+	if _, _, err := net.SplitHostPort(o.Upstream); err != nil {
+		return nil, fmt.Errorf("faults: upstream %q: want host:port: %w", o.Upstream, err)
+	}
+	b := &Bench{o: o, clock: o.Clock, log: o.Logger, paths: map[string]*Path{}}
+	b.ledgerCnd = sync.NewCond(&b.ledgerMu)
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if b.clock == nil {
+		start := time.Now()
+		b.clock = func() time.Duration { return time.Since(start) }
+	}
+	if o.Rand != nil {
+		b.rng = rand.New(rand.NewPCG(o.Rand.Uint64(), o.Rand.Uint64()))
+	} else {
+		b.rng = rand.New(rand.NewPCG(0x6661756c7473, 1))
+	}
+	// The metrics container must be non-nil: Toxiproxy dereferences it once bytes flow.
+	b.tp = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	b.tr = &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     30 * time.Second,
+		DisableCompression:  true, // never add Accept-Encoding: forward what the client sent
+	}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	up := &url.URL{Scheme: "http", Host: o.Upstream}
+	b.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(up)
+			pr.Out.Host = pr.In.Host // SigV4 signs Host: keep the client's
+		},
+		Transport:      &upstreamTransport{base: b.tr},
+		ModifyResponse: b.modifyResponse,
+		ErrorHandler:   b.proxyError,
+		ErrorLog:       slog.NewLogLogger(b.log.Handler(), slog.LevelDebug),
+	}
+	return b, nil
+}
+
+// Path returns the writer's fault path, creating it (its Toxiproxy proxy and its L7 listener)
+// on first use. Later calls with the same writer return the same Path.
+func (b *Bench) Path(writer string) (*Path, error) {
+	if writer == "" {
+		return nil, errors.New("faults: empty writer name")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	if p, ok := b.paths[writer]; ok {
+		return p, nil
+	}
+	seed1, seed2 := b.rng.Uint64(), b.rng.Uint64()
+	p, err := newPath(b, writer, rand.New(rand.NewPCG(seed1, seed2)))
+	if err != nil {
+		return nil, err
+	}
+	b.paths[writer] = p
+	b.order = append(b.order, p)
+	return p, nil
+}
+
+// Ledger returns a copy of the ledger, ordered by ID (the order in which requests arrived).
+// A request appears once the proxy has finished with it. Ledger waits for the handlers that
+// are answering, so every request whose answer (or cut connection) a client may already have
+// seen is in it; requests still waiting for the store or held by a Delay rule are not.
+func (b *Bench) Ledger() []history.LedgerEntry {
+	b.ledgerMu.Lock()
+	for b.finishing > 0 {
+		b.ledgerCnd.Wait()
+	}
+	out := slices.Clone(b.ledger)
+	b.ledgerMu.Unlock()
+	slices.SortFunc(out, func(x, y history.LedgerEntry) int {
+		switch {
+		case x.ID < y.ID:
+			return -1
+		case x.ID > y.ID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// WriteLedger writes the ledger as JSON Lines (history.EncodeLedger), ordered by ID.
+func (b *Bench) WriteLedger(w io.Writer) error {
+	return history.EncodeLedger(w, b.Ledger())
+}
+
+// finish marks a handler as about to answer: from now on its client may see the outcome, so
+// Ledger must wait for its entry.
+func (b *Bench) finish(x *exchange) {
+	if x.finishing {
+		return
+	}
+	x.finishing = true
+	b.ledgerMu.Lock()
+	b.finishing++
+	b.ledgerMu.Unlock()
+}
+
+func (b *Bench) record(x *exchange) {
+	b.ledgerMu.Lock()
+	b.ledger = append(b.ledger, *x.e)
+	if x.finishing {
+		b.finishing--
+		if b.finishing == 0 {
+			b.ledgerCnd.Broadcast()
+		}
+	}
+	b.ledgerMu.Unlock()
+}
+
+// enter registers an L7 handler; it fails once Close has begun.
+func (b *Bench) enter() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.inflight.Add(1)
+	return true
+}
+
+func (b *Bench) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// Close stops everything the bench started: flapping goroutines, Toxiproxy proxies, L7
+// listeners and handlers, every connection a path handed out and the idle connections towards
+// the store. It is idempotent; the ledger stays readable afterwards.
+func (b *Bench) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	paths := slices.Clone(b.order)
+	b.mu.Unlock()
+
+	b.cancel()
+	var errs []error
+	for _, p := range paths {
+		p.mu.Lock()
+		p.stopFlapLocked()
+		p.mu.Unlock()
+	}
+	if err := b.tp.Collection.Clear(); err != nil {
+		errs = append(errs, fmt.Errorf("faults: stop toxiproxy: %w", err))
+	}
+	for _, p := range paths {
+		if err := p.srv.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("faults: close L7 listener of %s: %w", p.writer, err))
+		}
+		p.closeClientConns(0)
+	}
+	b.inflight.Wait()
+	for _, p := range paths {
+		<-p.served
+	}
+	b.tr.CloseIdleConnections()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,282 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+const (
+	// maxErrorBody is the largest error body the proxy buffers to read the S3 error code.
+	maxErrorBody = 64 << 10
+	// maxDuplicateBody bounds the body a Duplicate rule buffers to send it twice.
+	maxDuplicateBody = 64 << 20
+)
+
+// errDrop is returned by ModifyResponse to turn a store answer into a cut connection.
+var errDrop = errors.New("faults: response dropped by rule")
+
+type ctxKey struct{}
+
+// exchange is the state of one request while the reverse proxy handles it.
+type exchange struct {
+	e         *history.LedgerEntry
+	rule      *Rule
+	finishing bool // counted in Bench.finishing
+}
+
+func exchangeOf(ctx context.Context) *exchange {
+	x, _ := ctx.Value(ctxKey{}).(*exchange)
+	return x
+}
+
+// serveHTTP is the L7 proxy of one path.
+func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	b := p.b
+	if !b.enter() {
+		panic(http.ErrAbortHandler)
+	}
+	defer b.inflight.Done()
+
+	e := history.LedgerEntry{ID: b.nextID.Add(1), Time: b.clock(), Writer: p.writer, Method: r.Method}
+	e.Key, e.Query = b.target(r)
+	e.IfMatch = strings.Trim(r.Header.Get("If-Match"), `"`)
+	e.IfNoneMatch = strings.Trim(r.Header.Get("If-None-Match"), `"`)
+	rule := p.fire(r.Method, e.Key, r.Header)
+	if rule != nil {
+		e.Rule, e.Action = rule.Name, string(rule.Action)
+		b.log.Debug("faults: rule fired", "writer", p.writer, "rule", rule.Name, "action", string(rule.Action),
+			"method", r.Method, "key", e.Key)
+	}
+	x := &exchange{e: &e, rule: rule}
+	// Recorded even when the handler aborts the connection (panic(http.ErrAbortHandler)).
+	defer func() {
+		e.Done = b.clock()
+		b.record(x)
+	}()
+
+	// The request towards the store is not canceled when the client goes away (a real store
+	// keeps executing a request whose client vanished); only Close cancels it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	stop := context.AfterFunc(b.ctx, cancel)
+	defer stop()
+
+	if rule != nil && rule.Delay > 0 {
+		t := time.NewTimer(rule.Delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			e.Err = "bench closed during delay"
+			panic(http.ErrAbortHandler)
+		}
+	}
+
+	if rule != nil && rule.Action == SyntheticStatus {
+		b.finish(x)
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxDuplicateBody))
+		writeS3Error(w, r, rule.Status, rule.Code, fmt.Sprintf("injected by fault rule %s", rule.Name),
+			e.Key, b.o.Bucket, fmt.Sprintf("faults-%d", e.ID))
+		e.Delivered = http.NewResponseController(w).Flush() == nil
+		return
+	}
+
+	out := r
+	if rule != nil && rule.Action == StripConditions {
+		var err error
+		if out, err = b.stripAndResign(r); err != nil {
+			e.Err = err.Error()
+			b.finish(x)
+			writeS3Error(w, r, http.StatusInternalServerError, "InternalError", err.Error(), e.Key, b.o.Bucket,
+				fmt.Sprintf("faults-%d", e.ID))
+			return
+		}
+	}
+	b.rp.ServeHTTP(w, out.WithContext(context.WithValue(ctx, ctxKey{}, x)))
+	// The reverse proxy panics (and we never get here) when copying the answer to the client
+	// fails; otherwise the answer is in the server's buffer: push it to the connection.
+	e.Delivered = e.Status != 0 && http.NewResponseController(w).Flush() == nil
+}
+
+// target extracts the object key and a credential-free query from a request, path-style
+// ("/bucket/key") or virtual-hosted (Host "bucket.…", path "/key").
+func (b *Bench) target(r *http.Request) (key, query string) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	pth := strings.TrimPrefix(r.URL.Path, "/")
+	if b.o.Bucket != "" && strings.HasPrefix(host, b.o.Bucket+".") {
+		key = pth
+	} else {
+		_, key, _ = strings.Cut(pth, "/")
+	}
+	if r.URL.RawQuery != "" {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return key, ""
+		}
+		for k := range q {
+			switch strings.ToLower(k) {
+			case "x-amz-signature", "x-amz-credential", "x-amz-security-token", "signature", "awsaccesskeyid":
+				delete(q, k)
+			}
+		}
+		query = q.Encode()
+	}
+	return key, query
+}
+
+// modifyResponse records the store's answer and applies DropResponse.
+func (b *Bench) modifyResponse(resp *http.Response) error {
+	x := exchangeOf(resp.Request.Context())
+	if x == nil {
+		return nil
+	}
+	b.finish(x)
+	x.e.Forwarded = true
+	x.e.Copies = max(x.e.Copies, 1)
+	x.e.Status = resp.StatusCode
+	x.e.ETag = strings.Trim(resp.Header.Get("ETag"), `"`)
+	if resp.StatusCode >= 300 && resp.Request.Method != http.MethodHead && resp.Body != nil {
+		code, body := peekErrorCode(resp.Body)
+		x.e.Code = code
+		resp.Body = body
+	}
+	if x.rule != nil && x.rule.Action == DropResponse {
+		return errDrop
+	}
+	return nil
+}
+
+// peekErrorCode reads the S3 error code of a small XML error body and returns a body that
+// still yields every byte.
+func peekErrorCode(body io.ReadCloser) (string, io.ReadCloser) {
+	buf, err := io.ReadAll(io.LimitReader(body, maxErrorBody+1))
+	rest := struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), body), body}
+	if err != nil || len(buf) > maxErrorBody {
+		return "", rest
+	}
+	var doc struct {
+		Code string `xml:"Code"`
+	}
+	if xml.Unmarshal(buf, &doc) != nil {
+		return "", rest
+	}
+	return doc.Code, rest
+}
+
+// proxyError handles a failed exchange with the store and DropResponse: either way the client's
+// connection is closed without an answer, as a lost connection to a store would look.
+func (b *Bench) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	if x := exchangeOf(r.Context()); x != nil && !errors.Is(err, errDrop) {
+		b.finish(x)
+		x.e.Forwarded = true
+		x.e.Copies = max(x.e.Copies, 1)
+		x.e.Err = err.Error()
+		b.log.Debug("faults: store exchange failed", "writer", x.e.Writer, "key", x.e.Key, "err", err)
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// upstreamTransport sends requests to the store and implements Duplicate.
+type upstreamTransport struct {
+	base http.RoundTripper
+}
+
+func (t *upstreamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	x := exchangeOf(req.Context())
+	if x == nil || x.rule == nil || x.rule.Action != Duplicate {
+		return t.base.RoundTrip(req)
+	}
+	var body []byte
+	if req.Body != nil {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(req.Body, maxDuplicateBody+1))
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(body) > maxDuplicateBody {
+			return nil, fmt.Errorf("faults: duplicate: body larger than %d bytes", maxDuplicateBody)
+		}
+	}
+	send := func() (*http.Response, error) {
+		c := req.Clone(req.Context())
+		if req.Body != nil {
+			c.Body = io.NopCloser(bytes.NewReader(body))
+			c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		return t.base.RoundTrip(c)
+	}
+	first, err := send()
+	if err != nil {
+		return nil, err
+	}
+	firstBody, err := io.ReadAll(first.Body)
+	_ = first.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	first.Body = io.NopCloser(bytes.NewReader(firstBody))
+	x.e.Copies = 2
+	second, err := send()
+	if err != nil {
+		x.e.Err = "duplicate: second copy: " + err.Error()
+		return first, nil
+	}
+	note := fmt.Sprintf("duplicate: second copy answered %d", second.StatusCode)
+	if second.StatusCode >= 300 && req.Method != http.MethodHead {
+		code, rest := peekErrorCode(second.Body)
+		second.Body = rest
+		if code != "" {
+			note += " " + code
+		}
+	}
+	if etag := strings.Trim(second.Header.Get("ETag"), `"`); etag != "" {
+		note += " etag " + etag
+	}
+	_, _ = io.Copy(io.Discard, second.Body)
+	_ = second.Body.Close()
+	x.e.Err = note
+	return first, nil
+}
+
+// writeS3Error answers with an S3 XML error document.
+func writeS3Error(w http.ResponseWriter, r *http.Request, status int, code, msg, key, bucket, reqID string) {
+	doc := struct {
+		XMLName    xml.Name `xml:"Error"`
+		Code       string   `xml:"Code"`
+		Message    string   `xml:"Message"`
+		Key        string   `xml:"Key,omitempty"`
+		BucketName string   `xml:"BucketName,omitempty"`
+		Resource   string   `xml:"Resource"`
+		RequestID  string   `xml:"RequestId"`
+		HostID     string   `xml:"HostId"`
+	}{Code: code, Message: msg, Key: key, BucketName: bucket, Resource: r.URL.Path, RequestID: reqID, HostID: "fencebench-faults"}
+	body, _ := xml.Marshal(doc)
+	body = append([]byte(xml.Header), body...)
+	h := w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Set("X-Amz-Request-Id", reqID)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

@@ -1,0 +1,406 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+)
+
+// PartitionMode selects how [Path.Partition] cuts a path.
+type PartitionMode int
+
+const (
+	// Refuse stops the path's proxy: new connections are refused and open ones are closed, so
+	// the client fails fast with a connection error.
+	Refuse PartitionMode = iota + 1
+	// Blackhole keeps connections open (and accepts new ones) but lets no byte through in either
+	// direction: the client waits until its own deadline.
+	Blackhole
+)
+
+// String names the mode ("refuse", "blackhole").
+func (m PartitionMode) String() string {
+	switch m {
+	case Refuse:
+		return "refuse"
+	case Blackhole:
+		return "blackhole"
+	}
+	return fmt.Sprintf("PartitionMode(%d)", int(m))
+}
+
+const (
+	// toxicWatchdog bounds a Toxiproxy toxic operation: adding or updating a toxic on live
+	// links can block when a link is wedged.
+	toxicWatchdog = 5 * time.Second
+	// connDrainWait bounds how long the path waits for clients to notice their connections were
+	// closed (their transport drops them from its idle pool when it does).
+	connDrainWait = 2 * time.Second
+)
+
+// Path is one writer's fault path: a Toxiproxy proxy (L4) in front of an L7 fault proxy
+// listener in front of the store. Its methods are safe for concurrent use.
+type Path struct {
+	b      *Bench
+	writer string
+	listen string // the Toxiproxy listener the client dials; stable across Heal
+	l7     string // the L7 listener the Toxiproxy proxy forwards to
+	srv    *http.Server
+	served chan struct{}
+
+	mu       sync.Mutex // L4 state
+	rng      *rand.Rand // the path's stream of the bench generator (flap rhythm)
+	proxy    *toxiproxy.Proxy
+	flapStop chan struct{}
+	flapDone chan struct{}
+
+	rulesMu sync.Mutex
+	rules   []*rule
+	fired   map[string]int
+
+	connMu sync.Mutex
+	conns  map[*trackedConn]struct{}
+}
+
+func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faults: L7 listener for %s: %w", writer, err)
+	}
+	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), rng: rng, served: make(chan struct{}),
+		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
+	p.srv = &http.Server{
+		Handler:  http.HandlerFunc(p.serveHTTP),
+		ErrorLog: log.New(discard{}, "", 0),
+	}
+	go func() {
+		defer close(p.served)
+		_ = p.srv.Serve(ln)
+	}()
+	p.proxy = toxiproxy.NewProxy(b.tp, p.proxyName(), "127.0.0.1:0", p.l7)
+	if err := b.tp.Collection.Add(p.proxy, true); err != nil {
+		_ = p.srv.Close()
+		<-p.served
+		return nil, fmt.Errorf("faults: toxiproxy proxy for %s: %w", writer, err)
+	}
+	p.listen = p.proxy.Listen
+	b.log.Debug("faults: path created", "writer", writer, "l4", p.listen, "l7", p.l7)
+	return p, nil
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+func (p *Path) proxyName() string { return "faults/" + p.writer }
+
+// Writer is the name the path was created for.
+func (p *Path) Writer() string { return p.writer }
+
+// Addr is the address of the path's entry (the Toxiproxy listener) that DialContext dials.
+func (p *Path) Addr() string { return p.listen }
+
+// DialContext opens a connection into the path, whatever address the client asked for: plug it
+// into store.Config.DialContext (or an http.Transport) and keep the real store endpoint in the
+// client's configuration. Connections it returns are tracked so that Partition, Reset, Heal and
+// Close can close them.
+func (p *Path) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	_ = addr // the path has one destination
+	if p.b.isClosed() {
+		return nil, ErrClosed
+	}
+	if !strings.HasPrefix(network, "tcp") {
+		return nil, fmt.Errorf("faults: network %q not supported", network)
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", p.listen)
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: c, p: p, done: make(chan struct{})}
+	p.connMu.Lock()
+	p.conns[tc] = struct{}{}
+	p.connMu.Unlock()
+	return tc, nil
+}
+
+// trackedConn is a client connection handed out by DialContext. done is closed when its owner
+// (the client's transport) closes it.
+type trackedConn struct {
+	net.Conn
+	p    *Path
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *trackedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		close(c.done)
+		c.p.connMu.Lock()
+		delete(c.p.conns, c)
+		c.p.connMu.Unlock()
+	})
+	return err
+}
+
+// closeClientConns closes every connection the path handed out, then waits up to wait for
+// their owners to notice (an http.Transport closes a connection, and drops it from its idle
+// pool, as soon as its read loop sees the error). After that no request can be sent on one of
+// them, so the next call dials afresh.
+func (p *Path) closeClientConns(wait time.Duration) {
+	p.connMu.Lock()
+	conns := make([]*trackedConn, 0, len(p.conns))
+	for c := range p.conns {
+		conns = append(conns, c)
+	}
+	p.connMu.Unlock()
+	for _, c := range conns {
+		_ = c.Conn.Close()
+	}
+	if wait <= 0 {
+		return
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for _, c := range conns {
+		select {
+		case <-c.done:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// ---- L4 faults ----
+
+// Partition cuts the path. Refuse stops the proxy (dials fail fast, open connections are
+// closed); Blackhole adds timeout toxics with timeout 0 on both directions (bytes stop, nothing
+// is closed, the client waits for its own deadline). A Partition replaces a running Flap.
+// Heal undoes it.
+func (p *Path) Partition(mode PartitionMode) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.b.isClosed() {
+		return ErrClosed
+	}
+	p.stopFlapLocked()
+	switch mode {
+	case Refuse:
+		p.proxy.Stop()
+		p.closeClientConns(connDrainWait)
+	case Blackhole:
+		if err := p.startLocked(); err != nil {
+			return err
+		}
+		for _, t := range []struct{ name, stream string }{{"blackhole_up", "upstream"}, {"blackhole_down", "downstream"}} {
+			if err := p.setToxicLocked(t.name, "timeout", t.stream, `{"timeout":0}`); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("faults: unknown partition mode %v", mode)
+	}
+	p.b.log.Debug("faults: partition", "writer", p.writer, "mode", mode.String())
+	return nil
+}
+
+// Heal removes every L4 fault of the path: partition, toxics and flapping. It replaces the
+// path's Toxiproxy proxy by a fresh one on the same address (removing toxics from live links
+// can wedge Toxiproxy; a fresh proxy cannot), which closes every connection the path carried,
+// and returns once the clients have dropped them. Calls in flight at that moment fail with a
+// transport error; the next call opens a new, healthy connection.
+func (p *Path) Heal() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.b.isClosed() {
+		return ErrClosed
+	}
+	p.stopFlapLocked()
+	if err := p.b.tp.Collection.Remove(p.proxyName()); err != nil && !errors.Is(err, toxiproxy.ErrProxyNotFound) {
+		return fmt.Errorf("faults: heal %s: %w", p.writer, err)
+	}
+	p.closeClientConns(connDrainWait)
+	var err error
+	for attempt := 0; attempt < 20; attempt++ {
+		np := toxiproxy.NewProxy(p.b.tp, p.proxyName(), p.listen, p.l7)
+		if err = p.b.tp.Collection.Add(np, true); err == nil {
+			p.proxy = np
+			p.b.log.Debug("faults: healed", "writer", p.writer)
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond) // the old listener's port is being released
+	}
+	return fmt.Errorf("faults: heal %s: rebind %s: %w", p.writer, p.listen, err)
+}
+
+// Latency delays the request direction by d (every chunk of bytes the client sends reaches the
+// store d later), with toxicity 1.0 and no jitter: each call takes about d longer. Calling it
+// again changes the delay.
+func (p *Path) Latency(d time.Duration) error {
+	if d < 0 {
+		return errors.New("faults: negative latency")
+	}
+	return p.toxic("latency_up", "latency", "upstream", fmt.Sprintf(`{"latency":%d,"jitter":0}`, d.Milliseconds()))
+}
+
+// Bandwidth limits each direction of every connection of the path to kbps kilobytes per
+// second. Calling it again changes the rate.
+func (p *Path) Bandwidth(kbps int64) error {
+	if kbps <= 0 {
+		return errors.New("faults: bandwidth must be positive")
+	}
+	attrs := fmt.Sprintf(`{"rate":%d}`, kbps)
+	if err := p.toxic("bandwidth_up", "bandwidth", "upstream", attrs); err != nil {
+		return err
+	}
+	return p.toxic("bandwidth_down", "bandwidth", "downstream", attrs)
+}
+
+// Reset makes the path reset every connection as soon as the client sends on it (a reset_peer
+// toxic on the request direction): the request never reaches the store and the client sees a
+// connection reset. Open connections are closed first, so every later call runs on a new
+// connection and gets a real RST (on a connection that predates the toxic Toxiproxy would send a
+// FIN instead).
+func (p *Path) Reset() error {
+	if err := p.toxic("reset_up", "reset_peer", "upstream", `{"timeout":0}`); err != nil {
+		return err
+	}
+	p.closeClientConns(connDrainWait)
+	return nil
+}
+
+// SlowClose delays by d the close of a connection by the store side as seen by the client.
+func (p *Path) SlowClose(d time.Duration) error {
+	if d < 0 {
+		return errors.New("faults: negative slow-close delay")
+	}
+	return p.toxic("slow_close_down", "slow_close", "downstream", fmt.Sprintf(`{"delay":%d}`, d.Milliseconds()))
+}
+
+// Flap toggles a Refuse partition: partitioned for about on, healthy for about off, and so on
+// until Heal, Partition or Close. Each phase lasts a duration drawn uniformly from [d/2, 3d/2)
+// by the path's seeded generator, starting with a partitioned phase. Calling Flap again restarts
+// it with the new rhythm.
+func (p *Path) Flap(on, off time.Duration) error {
+	if on <= 0 || off <= 0 {
+		return errors.New("faults: flap durations must be positive")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.b.isClosed() {
+		return ErrClosed
+	}
+	p.stopFlapLocked()
+	if err := p.startLocked(); err != nil {
+		return err
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	p.flapStop, p.flapDone = stop, done
+	proxy := p.proxy
+	go p.flap(proxy, on, off, stop, done)
+	p.b.log.Debug("faults: flap", "writer", p.writer, "on", on, "off", off)
+	return nil
+}
+
+func (p *Path) jitter(d time.Duration) time.Duration {
+	return d/2 + time.Duration(p.rng.Int64N(int64(d)))
+}
+
+// flap runs the rhythm. The generator is only used by this goroutine while it runs (Flap and
+// Heal stop it before touching the generator again), so the sequence of phases is a pure
+// function of the seed.
+func (p *Path) flap(proxy *toxiproxy.Proxy, on, off time.Duration, stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	<-t.C
+	wait := func(d time.Duration) bool {
+		t.Reset(d)
+		select {
+		case <-stop:
+			return false
+		case <-t.C:
+			return true
+		}
+	}
+	for {
+		proxy.Stop()
+		if !wait(p.jitter(on)) {
+			return
+		}
+		if err := proxy.Start(); err != nil && !errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
+			p.b.log.Debug("faults: flap could not restart the proxy", "writer", p.writer, "err", err)
+		}
+		if !wait(p.jitter(off)) {
+			return
+		}
+	}
+}
+
+// stopFlapLocked stops a running flap and waits for its goroutine. Caller holds p.mu.
+func (p *Path) stopFlapLocked() {
+	if p.flapStop == nil {
+		return
+	}
+	close(p.flapStop)
+	<-p.flapDone
+	p.flapStop, p.flapDone = nil, nil
+}
+
+func (p *Path) startLocked() error {
+	if err := p.proxy.Start(); err != nil && !errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
+		return fmt.Errorf("faults: start proxy of %s: %w", p.writer, err)
+	}
+	return nil
+}
+
+// toxic adds or updates a toxic on the path.
+func (p *Path) toxic(name, typ, stream, attrs string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.b.isClosed() {
+		return ErrClosed
+	}
+	if err := p.setToxicLocked(name, typ, stream, attrs); err != nil {
+		return err
+	}
+	p.b.log.Debug("faults: toxic", "writer", p.writer, "toxic", name, "attributes", attrs)
+	return nil
+}
+
+// setToxicLocked adds (or updates) a toxic with toxicity 1.0, under a watchdog. Caller holds
+// p.mu.
+func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
+	tc := p.proxy.Toxics
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		if tc.GetToxic(name) != nil {
+			_, err = tc.UpdateToxicJson(name, strings.NewReader(fmt.Sprintf(`{"toxicity":1.0,"attributes":%s}`, attrs)))
+		} else {
+			_, err = tc.AddToxicJson(strings.NewReader(fmt.Sprintf(
+				`{"name":%q,"type":%q,"stream":%q,"toxicity":1.0,"attributes":%s}`, name, typ, stream, attrs)))
+		}
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		if err != nil {
+			return fmt.Errorf("faults: toxic %s on %s: %w", name, p.writer, err)
+		}
+		return nil
+	case <-time.After(toxicWatchdog):
+		return fmt.Errorf("faults: toxic %s on %s: toxiproxy did not answer within %v (wedged link); Heal replaces the proxy",
+			name, p.writer, toxicWatchdog)
+	}
+}

@@ -1,0 +1,278 @@
+package faults
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Action is what a [Rule] does to the requests it fires on. Its value is what the ledger's
+// Action field records.
+type Action string
+
+const (
+	// DropResponse forwards the request, lets the store apply it, then closes the client's
+	// connection without a response: the client sees a transport error, never an HTTP status.
+	// The ledger records the store's answer with Delivered false. Go's http.Transport silently
+	// replays GET and HEAD requests cut on a reused connection, so a dropped read is often
+	// retried by the client's transport (the ledger then shows both requests); writes are not
+	// replayed.
+	DropResponse Action = "drop-response"
+	// SyntheticStatus answers Rule.Status with a well-formed S3 XML error (Rule.Code) without
+	// forwarding: the store never sees the request.
+	SyntheticStatus Action = "status"
+	// Delay holds the request for Rule.Delay, then forwards it. The delay runs even if the
+	// client gives up meanwhile: a late request still lands at the store.
+	Delay Action = "delay"
+	// Duplicate forwards the request twice, the second copy after the first has been answered,
+	// and gives the client the first answer once both copies were sent. The ledger records
+	// Copies 2, the first copy's answer, and the second copy's answer in Err.
+	Duplicate Action = "duplicate"
+	// StripConditions forwards the request without If-Match and If-None-Match, emulating a store
+	// that ignores preconditions. The request is re-signed (SigV4) with Options.AccessKey and
+	// Options.SecretKey, which the action requires; an aws-chunked (streaming-signed) body is
+	// decoded and sent as a plain signed payload.
+	StripConditions Action = "strip-conditions"
+)
+
+// Rule selects requests of one path and says what to do with them. A request matches when
+// every non-empty criterion holds. Rules are evaluated in the order they were added; every
+// matching rule counts the match, and the first one whose window (Nth, Count) is open fires:
+// at most one rule fires per request.
+type Rule struct {
+	// Name identifies the rule in the ledger and in Fired/RemoveRule; unique per path.
+	Name string
+	// Method is the HTTP method to match (case-insensitive); "" matches any.
+	Method string
+	// Key is a glob on the object key, with path.Match syntax except that '*' and '?' also
+	// match '/': "locks/*" matches "locks/a/b". "" matches any request. Bucket-level calls
+	// (ListObjectsV2, DeleteObjects) have the key "" and only match patterns that match "".
+	Key string
+	// Header, "If-Match" or "If-None-Match", requires the request to carry that header; ""
+	// puts no condition on headers.
+	Header string
+	// Value, with Header, requires the header to equal it, double quotes stripped on both sides
+	// (`"abc"` and `abc` are the same ETag).
+	Value string
+	// Nth makes the rule fire starting at the nth matching request (1-based; 0 means 1).
+	Nth int
+	// Count is how many times the rule fires at most; 0 means unlimited.
+	Count int
+	// Action is what the rule does when it fires.
+	Action Action
+	// Status and Code are the answer of a SyntheticStatus rule, e.g. 409
+	// ConditionalRequestConflict, 500 InternalError, 503 SlowDown. Code "" picks the usual code
+	// for the status (409 ConditionalRequestConflict, 412 PreconditionFailed, 500 InternalError,
+	// 503 SlowDown).
+	Status int
+	Code   string
+	// Delay is the hold of a Delay rule. With any other action it is an extra hold before the
+	// action runs.
+	Delay time.Duration
+}
+
+type rule struct {
+	Rule
+	key     *regexp.Regexp // nil: any key
+	matches int
+	fired   int
+}
+
+func defaultCode(status int) string {
+	switch status {
+	case http.StatusConflict:
+		return "ConditionalRequestConflict"
+	case http.StatusPreconditionFailed:
+		return "PreconditionFailed"
+	case http.StatusNotFound:
+		return "NoSuchKey"
+	case http.StatusServiceUnavailable:
+		return "SlowDown"
+	case http.StatusInternalServerError:
+		return "InternalError"
+	}
+	return strings.ReplaceAll(http.StatusText(status), " ", "")
+}
+
+func (b *Bench) compile(r Rule) (*rule, error) {
+	if r.Name == "" {
+		return nil, errors.New("faults: rule without a name")
+	}
+	if r.Nth < 0 || r.Count < 0 || r.Delay < 0 {
+		return nil, fmt.Errorf("faults: rule %s: negative Nth, Count or Delay", r.Name)
+	}
+	switch http.CanonicalHeaderKey(r.Header) {
+	case "":
+		if r.Value != "" {
+			return nil, fmt.Errorf("faults: rule %s: Value without Header", r.Name)
+		}
+	case "If-Match", "If-None-Match":
+		r.Header = http.CanonicalHeaderKey(r.Header)
+	default:
+		return nil, fmt.Errorf("faults: rule %s: Header must be If-Match or If-None-Match, got %q", r.Name, r.Header)
+	}
+	switch r.Action {
+	case DropResponse, Duplicate:
+	case SyntheticStatus:
+		if r.Status < 300 || r.Status > 599 {
+			return nil, fmt.Errorf("faults: rule %s: status action needs a 3xx-5xx Status, got %d", r.Name, r.Status)
+		}
+		if r.Code == "" {
+			r.Code = defaultCode(r.Status)
+		}
+	case Delay:
+		if r.Delay <= 0 {
+			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay", r.Name)
+		}
+	case StripConditions:
+		if b.o.AccessKey == "" || b.o.SecretKey == "" {
+			return nil, fmt.Errorf("faults: rule %s: strip-conditions needs Options.AccessKey and SecretKey to re-sign", r.Name)
+		}
+	default:
+		return nil, fmt.Errorf("faults: rule %s: unknown action %q", r.Name, r.Action)
+	}
+	c := &rule{Rule: r}
+	if r.Key != "" {
+		re, err := globRegexp(r.Key)
+		if err != nil {
+			return nil, fmt.Errorf("faults: rule %s: key pattern %q: %w", r.Name, r.Key, err)
+		}
+		c.key = re
+	}
+	return c, nil
+}
+
+// globRegexp translates a path.Match pattern into a regexp in which '*' and '?' also match
+// '/'.
+func globRegexp(pat string) (*regexp.Regexp, error) {
+	if _, err := path.Match(pat, ""); err != nil {
+		return nil, err
+	}
+	lit := func(r rune) string { return fmt.Sprintf(`\x{%x}`, r) }
+	var sb strings.Builder
+	sb.WriteString(`(?s)^`)
+	for i := 0; i < len(pat); {
+		r, n := utf8.DecodeRuneInString(pat[i:])
+		i += n
+		switch r {
+		case '*':
+			sb.WriteString(`.*`)
+		case '?':
+			sb.WriteString(`.`)
+		case '\\':
+			e, m := utf8.DecodeRuneInString(pat[i:])
+			i += m
+			sb.WriteString(lit(e))
+		case '[':
+			sb.WriteByte('[')
+			if i < len(pat) && pat[i] == '^' {
+				sb.WriteByte('^')
+				i++
+			}
+			for i < len(pat) && pat[i] != ']' {
+				c, m := utf8.DecodeRuneInString(pat[i:])
+				i += m
+				switch c {
+				case '-':
+					sb.WriteByte('-')
+				case '\\':
+					e, k := utf8.DecodeRuneInString(pat[i:])
+					i += k
+					sb.WriteString(lit(e))
+				default:
+					sb.WriteString(lit(c))
+				}
+			}
+			i++ // ']'
+			sb.WriteByte(']')
+		default:
+			sb.WriteString(lit(r))
+		}
+	}
+	sb.WriteByte('$')
+	return regexp.Compile(sb.String())
+}
+
+func (r *rule) match(method, key string, h http.Header) bool {
+	if r.Method != "" && !strings.EqualFold(r.Method, method) {
+		return false
+	}
+	if r.key != nil && !r.key.MatchString(key) {
+		return false
+	}
+	if r.Header != "" {
+		vs, ok := h[r.Header]
+		if !ok || len(vs) == 0 {
+			return false
+		}
+		if r.Value != "" && strings.Trim(vs[0], `"`) != strings.Trim(r.Value, `"`) {
+			return false
+		}
+	}
+	return true
+}
+
+// AddRule installs an L7 rule on the path. It takes effect for requests arriving after it
+// returns; traffic may flow meanwhile.
+func (p *Path) AddRule(r Rule) error {
+	c, err := p.b.compile(r)
+	if err != nil {
+		return err
+	}
+	p.rulesMu.Lock()
+	defer p.rulesMu.Unlock()
+	for _, x := range p.rules {
+		if x.Name == r.Name {
+			return fmt.Errorf("faults: rule %s already installed on %s", r.Name, p.writer)
+		}
+	}
+	p.rules = append(p.rules, c)
+	return nil
+}
+
+// RemoveRule uninstalls the named rule; requests already past matching are not affected. Its
+// Fired count remains readable.
+func (p *Path) RemoveRule(name string) error {
+	p.rulesMu.Lock()
+	defer p.rulesMu.Unlock()
+	for i, x := range p.rules {
+		if x.Name == name {
+			p.rules = append(p.rules[:i:i], p.rules[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("faults: no rule %s on %s", name, p.writer)
+}
+
+// Fired reports how many times rules of that name fired on this path, over the path's
+// lifetime (removed rules included): the attestation that a fault was actually injected.
+func (p *Path) Fired(name string) int {
+	p.rulesMu.Lock()
+	defer p.rulesMu.Unlock()
+	return p.fired[name]
+}
+
+// fire evaluates the rules for one request and returns a copy of the rule that fired, or nil.
+func (p *Path) fire(method, key string, h http.Header) *Rule {
+	p.rulesMu.Lock()
+	defer p.rulesMu.Unlock()
+	for _, r := range p.rules {
+		if !r.match(method, key, h) {
+			continue
+		}
+		r.matches++
+		if r.matches < max(r.Nth, 1) || (r.Count > 0 && r.fired >= r.Count) {
+			continue
+		}
+		r.fired++
+		p.fired[r.Name]++
+		cp := r.Rule
+		return &cp
+	}
+	return nil
+}

@@ -1,0 +1,395 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/writers"
+)
+
+// CellResult is everything a cell produced.
+type CellResult struct {
+	ID          string          `json:"id"`
+	Scenario    string          `json:"scenario"`
+	Description string          `json:"description,omitempty"`
+	Source      string          `json:"source,omitempty"`
+	Variant     string          `json:"variant"`
+	Kill        bool            `json:"kill,omitempty"`
+	Violates    []string        `json:"violates,omitempty"`
+	Seed        uint64          `json:"seed"`
+	Client      string          `json:"client"`
+	Verdict     checker.Verdict `json:"verdict"`
+	Result      checker.Result  `json:"result"`
+	Error       string          `json:"error,omitempty"`
+	Probe       string          `json:"probe,omitempty"`
+	Started     time.Time       `json:"started"`
+	Duration    time.Duration   `json:"duration"`
+	Dir         string          `json:"dir"`
+	Rerun       string          `json:"rerun"`
+	Schedule    []string        `json:"schedule,omitempty"`
+	Files       []string        `json:"files,omitempty"`
+
+	Events []history.Event       `json:"-"`
+	Ledger []history.LedgerEntry `json:"-"`
+}
+
+type runner struct {
+	opts Options
+	env  Env
+	dir  string
+	log  *slog.Logger
+}
+
+// storeTimeout bounds every store call of a writer: a blackholed request fails at this
+// deadline, as it would against a real store.
+const storeTimeout = 2 * time.Second
+
+func (r *runner) cell(ctx context.Context, c Cell) (res *CellResult) {
+	sc := c.Scenario
+	res = &CellResult{ID: c.ID(), Scenario: sc.Name, Description: sc.Description, Source: sc.Source,
+		Variant: c.Variant, Kill: c.Kill != nil, Seed: c.Seed, Started: time.Now()}
+	if c.Kill != nil {
+		res.Violates = c.Kill.Violates
+	}
+	res.Client = firstNonEmpty(r.opts.Client, sc.Client, string(store.ClientMinio))
+	res.Dir = filepath.Join(r.dir, c.ID())
+	res.Rerun = r.rerun(c, res.Client)
+	for _, p := range Plan(sc, c.Seed) {
+		res.Schedule = append(res.Schedule, p.String())
+	}
+	logStart := fileSize(r.env.LogPath())
+	cr := &cellRun{r: r, c: c, res: res, log: r.log.With("cell", c.ID())}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Verdict = checker.Error
+			res.Error = fmt.Sprintf("harness panic: %v\n%s", p, debug.Stack())
+		}
+		res.Duration = time.Since(res.Started)
+		if err := r.persist(c, res, logStart); err != nil && res.Error == "" {
+			res.Verdict, res.Error = checker.Error, err.Error()
+		}
+	}()
+	if err := cr.run(ctx); err != nil {
+		res.Verdict = checker.Error
+		res.Error = err.Error()
+		res.Result.Verdict = checker.Error
+		res.Result.Error = err.Error()
+	}
+	if !r.env.Alive() {
+		res.Verdict = checker.Error
+		res.Error = "the store died during the cell; see store.log"
+	}
+	return res
+}
+
+func (r *runner) rerun(c Cell, client string) string {
+	target := c.Scenario.Name
+	if c.Scenario.Source != "" && !strings.HasPrefix(c.Scenario.Source, scenarios.CatalogueDir+"/") {
+		target = c.Scenario.Source
+	}
+	args := []string{"fencebench", "run", "--seed", strconv.FormatUint(c.Seed, 10), "--client", client}
+	if c.Variant != "" && c.Variant != "correct" {
+		args = append(args, "--variant", c.Variant)
+	}
+	return strings.Join(append(args, target), " ")
+}
+
+// cellRun is the state of one executing cell.
+type cellRun struct {
+	r   *runner
+	c   Cell
+	res *CellResult
+	log *slog.Logger
+
+	rec     *history.Recorder
+	fb      *faults.Bench
+	cluster *writers.Cluster
+	paths   map[string]*faults.Path
+	stores  map[string]store.Store
+	variant fence.Variant
+
+	mu       sync.Mutex
+	harness  []error
+	rules    map[string][]string // writer -> installed L7 rule names
+	l4open   map[string][]string // writer -> open L4 fault names
+	bg       sync.WaitGroup
+	stopping bool
+}
+
+func (cr *cellRun) fail(err error) {
+	cr.mu.Lock()
+	cr.harness = append(cr.harness, err)
+	cr.mu.Unlock()
+	cr.log.Error("harness problem", "err", err)
+}
+
+func (cr *cellRun) run(ctx context.Context) error {
+	sc := cr.c.Scenario
+	v, err := fence.LookupVariant(cr.c.Variant)
+	if err != nil {
+		return harnessf("%v", err)
+	}
+	cr.variant = v
+	// The action context ends with the cell: every background action is bounded by it.
+	ctx, cancel := context.WithTimeout(ctx, sc.Duration+cr.cellTimeout())
+	defer cancel()
+
+	cr.rec = history.NewRecorder()
+	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
+	cfg := cr.r.env.Config()
+	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
+		Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey})
+	if err != nil {
+		return harnessf("fault paths: %v", err)
+	}
+	defer cr.fb.Close()
+	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
+	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
+
+	shard := writers.Shard{Prefix: fmt.Sprintf("%s/%s/", cr.r.opts.RunID, cr.c.ID()),
+		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
+	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: v,
+		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
+	if err != nil {
+		return harnessf("writers: %v", err)
+	}
+	defer cr.cluster.Close()
+	for _, w := range sc.Writers {
+		st, err := cr.storeFor(w.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := cr.cluster.AddWriter(writers.WriterSpec{ID: w.ID, Store: st}); err != nil {
+			return harnessf("writer %s: %v", w.ID, err)
+		}
+	}
+
+	plan := Plan(sc, cr.c.Seed)
+	// Request-level rules due at time zero are in place before anything talks to the store,
+	// the conditional-write probe included: that is how a store ignoring preconditions is
+	// emulated.
+	for i := range plan {
+		if p := plan[i]; p.At == 0 && sc.Steps[p.Step].Action == "http" {
+			cr.exec(ctx, sc.Steps[p.Step])
+			plan[i].Action = "done"
+		}
+	}
+	if refused, err := cr.probe(ctx, shard); err != nil {
+		return err
+	} else if refused {
+		return nil
+	}
+
+	cancelSub := cr.cluster.Bus().Subscribe(func(s writers.Signal) { cr.onSignal(ctx, s) })
+	defer cancelSub()
+
+	for _, w := range sc.Writers {
+		if w.Role == "primary" {
+			if err := cr.cluster.Writer(w.ID).Promote(ctx, w.Term); err != nil {
+				return harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
+			}
+		}
+	}
+	var traffic *writers.Traffic
+	if sc.Traffic.Clients > 0 && sc.Traffic.Rate > 0 {
+		traffic, err = cr.cluster.StartTraffic(ctx, writers.TrafficConfig{Clients: sc.Traffic.Clients,
+			Rate: sc.Traffic.Rate, Seed: cr.c.Seed})
+		if err != nil {
+			return harnessf("traffic: %v", err)
+		}
+	}
+
+	cr.follow(ctx, plan)
+
+	// Wind down: stop traffic, heal every fault, let in-flight work finish (bounded).
+	if traffic != nil {
+		traffic.Stop()
+	}
+	cr.mu.Lock()
+	cr.stopping = true
+	cr.mu.Unlock()
+	cr.healAll()
+	settle, cancelSettle := context.WithTimeout(ctx, 10*time.Second)
+	if err := cr.cluster.Settle(settle); err != nil {
+		cr.log.Warn("writers did not settle", "err", err)
+	}
+	cancelSettle()
+	cancel() // ends background actions still blocked (a promotion stuck behind a fault)
+	cr.bg.Wait()
+	cr.cluster.Close()
+
+	// The auditor reads the store directly, not through any fault path.
+	direct, err := store.New(store.Client(cr.res.Client), cr.r.env.Config())
+	if err != nil {
+		return harnessf("auditor client: %v", err)
+	}
+	actx, cancelAudit := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelAudit()
+	audit, err := cr.cluster.Audit(actx, direct, 0)
+	if err != nil {
+		return harnessf("auditor: %v", err)
+	}
+
+	cr.res.Events = cr.rec.Events()
+	cr.res.Ledger = cr.fb.Ledger()
+	cr.mu.Lock()
+	harness := errors.Join(cr.harness...)
+	cr.mu.Unlock()
+	if harness != nil {
+		return harnessf("%v", harness)
+	}
+	in := checker.Input{Events: cr.res.Events, Ledger: cr.res.Ledger, Final: finalState(audit), Expect: cr.expect()}
+	cr.res.Result = checker.Check(in)
+	cr.res.Verdict = cr.res.Result.Verdict
+	return nil
+}
+
+func (cr *cellRun) cellTimeout() time.Duration {
+	if cr.r.opts.CellTimeout > 0 {
+		return cr.r.opts.CellTimeout
+	}
+	return 60 * time.Second
+}
+
+// storeFor builds a writer's client over its own fault path: the endpoint stays the real
+// one, only the dialer goes through the path.
+func (cr *cellRun) storeFor(id string) (store.Store, error) {
+	p, err := cr.fb.Path(id)
+	if err != nil {
+		return nil, harnessf("fault path for %s: %v", id, err)
+	}
+	cfg := cr.r.env.Config()
+	cfg.DialContext = p.DialContext
+	cfg.Timeout = storeTimeout
+	if cr.variant == fence.SDKRetries {
+		cfg.MaxAttempts = 3
+	}
+	st, err := store.New(store.Client(cr.res.Client), cfg)
+	if err != nil {
+		return nil, harnessf("store client for %s: %v", id, err)
+	}
+	cr.paths[id], cr.stores[id] = p, st
+	return st, nil
+}
+
+// probe checks the store enforces conditional writes, through the first writer's path (so a
+// scenario's request-level emulation of a lying store is what gets probed). A refusal ends
+// the cell: as an error, unless the scenario allows an unenforcing store, in which case the
+// refusal is the correct protocol's behaviour (pass) and the accept-unenforced-store variant
+// runs on regardless.
+func (cr *cellRun) probe(ctx context.Context, shard writers.Shard) (refused bool, err error) {
+	sc := cr.c.Scenario
+	first := sc.Writers[0].ID
+	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	perr := fence.Probe(pctx, cr.stores[first], shard.Base()+"probe/")
+	switch {
+	case perr == nil:
+		cr.res.Probe = "the store enforces If-None-Match and If-Match"
+		return false, nil
+	case !errors.Is(perr, fence.ErrUnenforced):
+		return false, harnessf("conditional-write probe: %v", perr)
+	case cr.variant == fence.AcceptUnenforcedStore:
+		cr.res.Probe = "the store does not enforce conditional writes (" + perr.Error() + "); accepted by the variant under test"
+		return false, nil
+	case sc.Store.AllowUnenforced:
+		cr.res.Probe = "refused up front: " + perr.Error()
+		cr.res.Events = cr.rec.Events()
+		cr.res.Ledger = cr.fb.Ledger()
+		cr.res.Verdict = checker.Pass
+		cr.res.Result = checker.Result{Verdict: checker.Pass, Raw: checker.Pass,
+			Reasons:   []string{"the store failed the conditional-write probe and was refused before any writer started"},
+			Narrative: "The bench refused the store: " + perr.Error() + ". Fencing on such a store would let two writers each believe they hold the fence."}
+		return true, nil
+	default:
+		return false, harnessf("the store does not enforce conditional writes, so no fencing protocol can be tested on it: %v", perr)
+	}
+}
+
+func (cr *cellRun) expect() checker.Expect {
+	sc := cr.c.Scenario
+	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence}
+	if sc.Expect.FaultsMustFire != "none" {
+		for _, st := range sc.Steps {
+			if layer := faultLayer(st.Action); layer != "" {
+				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: layer})
+			}
+		}
+	}
+	if k := cr.c.Kill; k != nil {
+		e.Verdict = checker.Fail
+		e.Violated = k.Violates
+		return e
+	}
+	e.Verdict = checker.Verdict(sc.Expect.Verdict)
+	e.Violated = sc.Expect.Violated
+	e.Fenced = sc.Expect.Fenced
+	return e
+}
+
+// faultLayer is the attestation layer of an action that injects a fault, "" for the others.
+func faultLayer(action string) string {
+	switch action {
+	case "partition", "latency", "bandwidth", "reset", "slow-close", "flap":
+		return "l4"
+	case "http":
+		return "l7"
+	case "pause", "crash":
+		return "protocol"
+	}
+	return ""
+}
+
+func finalState(a writers.AuditResult) checker.Final {
+	f := checker.Final{Recovered: a.Ops, AuditTerm: a.Term, SegmentKeys: a.SegmentFiles}
+	for _, o := range a.Fences {
+		f.FenceKeys = append(f.FenceKeys, checker.Object{Key: o.Key, ETag: o.ETag, Body: o.Body})
+	}
+	return f
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func fileSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

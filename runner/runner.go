@@ -1,0 +1,233 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+)
+
+// Env is the object store a run talks to.
+type Env interface {
+	// Config is how clients reach the bucket (credentials included; never printed).
+	Config() store.Config
+	// Upstream is the host:port the fault paths forward to.
+	Upstream() string
+	// Info describes the store for reports, without credentials.
+	Info() StoreInfo
+	// LogPath is the store's log file, "" when there is none.
+	LogPath() string
+	// Alive reports whether the store is still up; a store that died is a harness error.
+	Alive() bool
+}
+
+// StoreInfo identifies the store in reports.
+type StoreInfo struct {
+	Stack    string `json:"stack"`
+	Endpoint string `json:"endpoint"`
+	Server   string `json:"server"`
+	Bucket   string `json:"bucket"`
+}
+
+// LocalEnv adapts an embedded MinIO to Env.
+type LocalEnv struct{ *compose.Local }
+
+// Upstream implements Env.
+func (l LocalEnv) Upstream() string { return l.Addr() }
+
+// Info implements Env.
+func (l LocalEnv) Info() StoreInfo {
+	return StoreInfo{Stack: "local", Endpoint: l.Endpoint, Server: "MinIO " + strings.TrimPrefix(compose.MinIOPin, "github.com/minio/minio@"), Bucket: l.Bucket}
+}
+
+// LogPath implements Env.
+func (l LocalEnv) LogPath() string { return l.Local.LogPath }
+
+// Options configure a run.
+type Options struct {
+	// Out is the results folder; the run writes Out/<RunID>/. "" means "results".
+	Out string
+	// RunID names the run; "" means the start time (UTC, sortable).
+	RunID string
+	// Seed, when non-zero, overrides every scenario's seed.
+	Seed uint64
+	// Variant, when set, runs every scenario with this protocol variant.
+	Variant string
+	// Client, when set, overrides every scenario's store client ("minio-go" or "aws-sdk").
+	Client string
+	// Matrix adds, per scenario, a cell for every variant it declares it kills.
+	Matrix bool
+	// Env is the store; nil starts an embedded MinIO for the run and stops it afterwards.
+	Env Env
+	// Logger receives structured progress records; nil discards them.
+	Logger *slog.Logger
+	// Progress, when set, is called as cells start and finish.
+	Progress func(done, total int, cell string, verdict checker.Verdict)
+	// Command is the command line, for rerun hints and reports.
+	Command string
+	// BenchVersion is recorded in the results.
+	BenchVersion string
+	// CellTimeout bounds one cell beyond its scenario duration; 0 means 60s.
+	CellTimeout time.Duration
+	// Report, when set, renders the reports after every cell and at the end.
+	Report func(dir string, s *Summary) error
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	RunID    string        `json:"run_id"`
+	Dir      string        `json:"dir"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	Store    StoreInfo     `json:"store"`
+	Command  string        `json:"command,omitempty"`
+	Version  string        `json:"version,omitempty"`
+	Cells    []*CellResult `json:"cells"`
+}
+
+// Exit codes of the fencebench command.
+const (
+	ExitPass         = 0
+	ExitFail         = 1
+	ExitInconclusive = 2
+	ExitBadInput     = 254
+	ExitHarness      = 255
+)
+
+// ExitCode maps the run to the process exit code: a harness error anywhere wins, then a
+// failed cell (an invariant failed, or a variant survived), then an inconclusive one.
+func (s *Summary) ExitCode() int {
+	worst := ExitPass
+	for _, c := range s.Cells {
+		switch c.Verdict {
+		case checker.Error:
+			return ExitHarness
+		case checker.Fail:
+			worst = ExitFail
+		case checker.Inconclusive:
+			if worst == ExitPass {
+				worst = ExitInconclusive
+			}
+		}
+	}
+	return worst
+}
+
+// Counts tallies the cells by verdict.
+func (s *Summary) Counts() map[checker.Verdict]int {
+	m := map[checker.Verdict]int{}
+	for _, c := range s.Cells {
+		m[c.Verdict]++
+	}
+	return m
+}
+
+// DrawSeed returns a random non-zero seed.
+func DrawSeed() uint64 {
+	var b [8]byte
+	for {
+		_, _ = rand.Read(b[:])
+		if s := binary.LittleEndian.Uint64(b[:]) >> 1; s != 0 {
+			return s
+		}
+	}
+}
+
+// Run executes every cell of scs and persists everything under Out/<RunID>/. It returns an
+// error only when the run could not start at all (no store, results folder not writable);
+// per-cell problems are in the cells' verdicts.
+func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary, error) {
+	if opts.Out == "" {
+		opts.Out = "results"
+	}
+	started := time.Now()
+	if opts.RunID == "" {
+		opts.RunID = started.UTC().Format("20060102T150405Z")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	dir := filepath.Join(opts.Out, opts.RunID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("runner: results folder: %w", err)
+	}
+	env := opts.Env
+	if env == nil {
+		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
+		if err != nil {
+			return nil, fmt.Errorf("runner: start the embedded MinIO: %w", err)
+		}
+		defer srv.Stop()
+		env = LocalEnv{srv}
+		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
+	}
+	cells := Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed)
+	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Command: opts.Command, Version: opts.BenchVersion}
+	r := &runner{opts: opts, env: env, dir: dir, log: log}
+	for i, c := range cells {
+		if ctx.Err() != nil {
+			res := &CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
+				Verdict: checker.Error, Error: "run interrupted before this cell started"}
+			sum.Cells = append(sum.Cells, res)
+			continue
+		}
+		if opts.Progress != nil {
+			opts.Progress(i, len(cells), c.ID(), "")
+		}
+		log.Info("cell start", "cell", c.ID(), "seed", c.Seed, "variant", c.Variant)
+		res := r.cell(ctx, c)
+		sum.Cells = append(sum.Cells, res)
+		log.Info("cell done", "cell", c.ID(), "verdict", res.Verdict, "acked", res.Result.Acked, "took", res.Duration.Round(time.Millisecond))
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(cells), c.ID(), res.Verdict)
+		}
+		if !env.Alive() {
+			log.Error("the store died; stopping the run", "log", env.LogPath())
+			break
+		}
+	}
+	sum.Duration = time.Since(started)
+	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
+		return sum, err
+	}
+	if opts.Report != nil {
+		if err := opts.Report(dir, sum); err != nil {
+			return sum, fmt.Errorf("runner: reports: %w", err)
+		}
+	}
+	return sum, nil
+}
+
+// SortCells orders results by scenario, correct protocol first.
+func SortCells(cs []*CellResult) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].Scenario != cs[j].Scenario {
+			return cs[i].Scenario < cs[j].Scenario
+		}
+		return !cs[i].Kill && cs[j].Kill
+	})
+}
+
+var errHarness = errors.New("harness")
+
+// harnessf marks an error as a harness problem (verdict error, never a safety verdict).
+func harnessf(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errHarness}, a...)...)
+}
+
+var _ = history.Event{}
