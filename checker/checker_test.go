@@ -70,6 +70,20 @@ func TestInvariants(t *testing.T) {
 				h.ack("a", 5, k5, 110, 116, 3, 5)
 				return h, nil
 			}},
+		{name: "mutex/target's first ack rides on its adopt", invariant: MutualExclusion,
+			build: func() (*hb, []int64) {
+				h := &hb{}
+				h.claim("s", 5, k5, 0, 10, 0, "s0", history.OK, "seal")
+				tr := h.simple(history.Transfer, "s", 5, k5, 40, 45, history.OK, "x")
+				h.edit(tr, func(e *history.Event) { e.Seq, e.Token = 1, "s1" })
+				h.simple(history.Handoff, "s", 5, "", 46, 47, history.OK, "x")
+				h.op("x", 55, 20)
+				ad := h.simple(history.Adopt, "x", 5, k5, 60, 65, history.OK, "")
+				h.edit(ad, func(e *history.Event) { e.Seq, e.Token = 2, "x2" })
+				h.ack("x", 5, k5, 60, 66, 2, 20)
+				h.final = Final{Recovered: []int64{20}}
+				return h, nil
+			}},
 		{name: "mutex/zombie ack after a higher-term claim", invariant: MutualExclusion,
 			mentions: []string{"b (term 6) claimed at 0.120s", "a (term 5)", "op 5"},
 			build: func() (*hb, []int64) {

@@ -245,7 +245,17 @@ func (x *index) mutualExclusion() InvariantResult {
 		} else if s.i >= 0 && x.acqs[s.i].writer != e.Writer && s.term > e.Term {
 			v = s.i
 		}
-		if v < 0 {
+		// When the ack's own fence step was an acquisition (a re-adoption or a relocation
+		// target's adopt, invoked at t and completed by the ack), the writer acquired after
+		// every equal-term acquisition that completed before t.
+		ownStep := false
+		for i := pfx; i < n && x.acqs[i].complete <= e.Complete; i++ {
+			if a := x.acqs[i]; a.writer == e.Writer && a.term == e.Term && a.invoke >= t {
+				ownStep = true
+				break
+			}
+		}
+		if v < 0 && !ownStep {
 			for i := pfx - 1; i >= 0; i-- {
 				a := x.acqs[i]
 				if a.writer == e.Writer {
@@ -929,7 +939,9 @@ func (x *index) supersededBy(w string, term int64, t time.Duration) int32 {
 // --- OwnerNeverReadUnsealed -----------------------------------------------------------------
 
 // OwnerNeverReadUnsealed: every RestoreRead, and every Hydrate not marked
-// "relocation-target", by W at T is invoked after an ok Claim by W at T completed.
+// "relocation-target", by W at T is invoked after an ok Claim by W at T completed. Reads at
+// term 0 are exempt: they are a recovering copy that holds no term and serves nothing as an
+// owner (Hydrate Detail "recovery").
 func (x *index) ownerNeverReadUnsealed() InvariantResult {
 	r := newResult(OwnerNeverReadUnsealed)
 	type wt struct {
@@ -952,7 +964,7 @@ func (x *index) ownerNeverReadUnsealed() InvariantResult {
 	reads := 0
 	check := func(p int32) {
 		e := &x.ev[p]
-		if e.Kind == history.Hydrate && e.Detail == "relocation-target" {
+		if e.Kind == history.Hydrate && e.Detail == "relocation-target" || e.Term == 0 {
 			return
 		}
 		reads++

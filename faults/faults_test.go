@@ -632,3 +632,26 @@ func TestRuleValidation(t *testing.T) {
 		t.Error("bad upstream accepted")
 	}
 }
+
+// A listing is matched on the prefix it lists, so a rule can make one prefix unreadable.
+func TestListingMatchedOnItsPrefix(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range store.Clients {
+		t.Run(string(c), func(t *testing.T) {
+			b := newBench(t)
+			s, p := client(t, b, "w", c, 5*time.Second)
+			pre := testenv.Prefix(t)
+			mustAdd(t, p, faults.Rule{Name: "fence-list", Method: "GET", Key: "*fence__*",
+				Action: faults.SyntheticStatus, Status: 503})
+			if _, err := s.List(ctx, pre+"fence__"); !errors.Is(err, store.ErrAmbiguous) {
+				t.Fatalf("listing the fence prefix: got %v, want the synthetic 503 (ambiguous)", err)
+			}
+			if _, err := s.List(ctx, pre+"metadata__"); err != nil {
+				t.Fatalf("listing another prefix must be untouched: %v", err)
+			}
+			if p.Fired("fence-list") != 1 {
+				t.Fatalf("fired %d, want 1", p.Fired("fence-list"))
+			}
+		})
+	}
+}

@@ -53,7 +53,7 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	e.Key, e.Query = b.target(r)
 	e.IfMatch = strings.Trim(r.Header.Get("If-Match"), `"`)
 	e.IfNoneMatch = strings.Trim(r.Header.Get("If-None-Match"), `"`)
-	rule := p.fire(r.Method, e.Key, r.Header)
+	rule := p.fire(r.Method, matchKey(r, e.Key), r.Header)
 	if rule != nil {
 		e.Rule, e.Action = rule.Name, string(rule.Action)
 		b.log.Debug("faults: rule fired", "writer", p.writer, "rule", rule.Name, "action", string(rule.Action),
@@ -108,6 +108,18 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// The reverse proxy panics (and we never get here) when copying the answer to the client
 	// fails; otherwise the answer is in the server's buffer: push it to the connection.
 	e.Delivered = e.Status != 0 && http.NewResponseController(w).Flush() == nil
+}
+
+// matchKey is the key rules match a request on: the object key, or for a listing
+// (ListObjects, whose object key is "") the prefix it lists, so a rule on "*fence__*" also
+// catches the listing of the fence objects.
+func matchKey(r *http.Request, key string) string {
+	if key == "" && r.Method == http.MethodGet {
+		if q := r.URL.Query(); q.Has("prefix") {
+			return q.Get("prefix")
+		}
+	}
+	return key
 }
 
 // target extracts the object key and a credential-free query from a request, path-style

@@ -50,8 +50,9 @@ type Rule struct {
 	// Method is the HTTP method to match (case-insensitive); "" matches any.
 	Method string
 	// Key is a glob on the object key, with path.Match syntax except that '*' and '?' also
-	// match '/': "locks/*" matches "locks/a/b". "" matches any request. Bucket-level calls
-	// (ListObjectsV2, DeleteObjects) have the key "" and only match patterns that match "".
+	// match '/': "locks/*" matches "locks/a/b". "" matches any request. A listing
+	// (ListObjectsV2) is matched on the prefix it lists; other bucket-level calls
+	// (DeleteObjects) have the key "" and only match patterns that match "".
 	Key string
 	// Header, "If-Match" or "If-None-Match", requires the request to carry that header; ""
 	// puts no condition on headers.

@@ -53,7 +53,8 @@ const (
 	// Fenced: Writer learned it is fenced at Term; Err says why. Terminal for that writer.
 	Fenced Kind = "fenced"
 	// RestoreRead: Writer at Term read its restore point; Ops is the recovered op set and
-	// Detail the metadata key it followed ("" when there was none).
+	// Detail the metadata key it followed ("" when there was none). Term 0 is a recovering
+	// copy that holds no term (it reads as a replica, never as an owner).
 	RestoreRead Kind = "restore-read"
 	// Transfer: a relocation source moved fence ownership of Key to the target allocation in
 	// Detail (the target writer's id); Token is the ETag it retained for a revert.
@@ -75,7 +76,8 @@ const (
 	Collect Kind = "collect"
 	// Hydrate: Writer fetched segment file Key that the reference set it read lists. Outcome
 	// fail with Status 404 means a listed file had vanished. Detail "relocation-target" marks
-	// a same-term target hydrating without a seal, which is allowed.
+	// a same-term target hydrating without a seal, which is allowed; Detail "recovery" (at
+	// Term 0) a copy recovering without a term.
 	Hydrate Kind = "hydrate"
 	// Crash, Pause, Resume: lifecycle of a simulated copy.
 	Crash  Kind = "crash"

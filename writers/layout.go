@@ -41,9 +41,13 @@ func (s Shard) MetadataListPrefix() string { return s.TranslogMetadataPrefix() +
 // FencePrefix is the prefix of every fence object of the shard.
 func (s Shard) FencePrefix() string { return s.TranslogMetadataPrefix() + fence.KeyPrefix }
 
-// TlogKey is the data file of one translog generation.
-func (s Shard) TlogKey(term, gen int64) string {
-	return fmt.Sprintf("%stranslog/data/%d/%d.tlog", s.Base(), term, gen)
+// TlogKey is the data file of one translog generation written by allocation alloc. Data
+// files are immutable and never shared: two copies at one term (an equal-term twin, a
+// relocation source and target) can reach the same generation number, and a shared name
+// would let the one that is about to be fenced overwrite the owner's acknowledged data
+// before its fence step refuses it.
+func (s Shard) TlogKey(term, gen int64, alloc string) string {
+	return fmt.Sprintf("%stranslog/data/%d/%d__%s.tlog", s.Base(), term, gen, alloc)
 }
 
 // MetadataKey is the translog metadata file a writer with allocation alloc uploads for gen.

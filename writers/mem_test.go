@@ -24,7 +24,7 @@ func TestLayoutOrdersHighestFirst(t *testing.T) {
 	if !ok || term != 2 || gen != 7 {
 		t.Fatalf("parse %s: %d %d %v", keys[0], term, gen, ok)
 	}
-	if got := sh.TlogKey(4, 9); got != "run/u/3/translog/data/4/9.tlog" {
+	if got := sh.TlogKey(4, 9, "x1"); got != "run/u/3/translog/data/4/9__x1.tlog" {
 		t.Fatalf("tlog key %s", got)
 	}
 	if got := sh.FenceKey(1); got != "run/u/3/translog/metadata/fence__9223372036854775806" {

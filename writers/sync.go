@@ -124,7 +124,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 	ctx := w.life
 	sh := w.c.cfg.Shard
 	o := origin{Writer: w.id, Alloc: w.alloc, Node: w.node, Term: b.term, Gen: b.gen, Attempt: attempt}
-	tlog := sh.TlogKey(b.term, b.gen)
+	tlog := sh.TlogKey(b.term, b.gen, w.alloc)
 	meta := sh.MetadataKey(b.term, b.gen, w.alloc)
 	sp := w.begin(history.Event{Kind: history.Sync, Term: b.term, Key: meta, Ops: b.ops,
 		Detail: fmt.Sprintf("gen=%d attempt=%d", b.gen, attempt)})
