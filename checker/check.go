@@ -73,11 +73,11 @@ func compose(res *Result, x *index) {
 				unexpected = append(unexpected, n)
 			}
 		}
-		if len(unexpected) > 0 {
-			verdict = Fail
-			for _, n := range unexpected {
-				reasons = append(reasons, fmt.Sprintf("%s failed unexpectedly: %s", n, status[n].Explanation))
-			}
+		// A broken protocol often breaks more than the invariant it is known for (a lost write
+		// is usually also a second owner); those extra failures are reported, and the kill
+		// stands or falls with the listed ones.
+		for _, n := range unexpected {
+			reasons = append(reasons, fmt.Sprintf("%s also failed: %s", n, status[n].Explanation))
 		}
 		var passed, unsure []string
 		for _, n := range ex.Violated {
@@ -96,13 +96,12 @@ func compose(res *Result, x *index) {
 			reasons = append(reasons, fmt.Sprintf("expected %s to fail, it was inconclusive: %s", n, status[n].Explanation))
 		}
 		switch {
-		case len(unexpected) > 0:
 		case len(passed) > 0:
 			verdict, survived = Fail, true
 		case len(unsure) > 0:
 			verdict = Inconclusive
 		default:
-			reasons = append(reasons, "variant killed: "+strings.Join(ex.Violated, ", ")+" failed as expected")
+			reasons = append([]string{"variant killed: " + strings.Join(ex.Violated, ", ") + " failed as expected"}, reasons...)
 		}
 	case ex.Verdict == Fail:
 		if len(failed) > 0 {

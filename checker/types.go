@@ -120,10 +120,10 @@ type Fault struct {
 //   - Correct-protocol run (Verdict pass or empty, no Violated): the verdict is the worst raw
 //     status; a writer listed in Fenced that never recorded a Fenced event makes it fail.
 //   - Broken-variant run (Violated not empty): the run passes exactly when every listed
-//     invariant failed and no unlisted invariant failed. An unlisted failure gives fail ("X
-//     failed unexpectedly"); a listed invariant that did not fail gives fail ("variant
-//     survived: expected X to fail, it passed"), or inconclusive when that invariant was
-//     itself inconclusive. Unlisted inconclusive invariants do not change the verdict.
+//     invariant failed. A listed invariant that did not fail gives fail ("variant survived:
+//     expected X to fail, it passed"), or inconclusive when that invariant was itself
+//     inconclusive. Unlisted failures are reported ("X also failed") but do not change the
+//     verdict: a broken protocol often breaks several invariants, depending on timing.
 //     Fenced is not checked (a variant may well leave a zombie unfenced).
 //   - Verdict fail with Violated empty: the run passes when at least one invariant failed.
 //   - Gating, applied last: when a declared fault never fired, fewer than MinAcked distinct ops
