@@ -6,9 +6,14 @@ CACHE_BIN := $(CURDIR)/.cache/bin
 MINIO := $(CACHE_BIN)/minio
 export FENCEBENCH_MINIO_BIN ?= $(MINIO)
 
-.PHONY: run test minio lint bench
+.PHONY: run smoke test minio lint bench
 
+# The main job: the whole catalogue with the kill matrix against an embedded MinIO. The report
+# is written under results/<run-id>/ and its path printed at the end.
 run: minio
+	$(GO) run ./cmd/fencebench run --matrix
+
+smoke: minio
 	$(GO) run ./cmd/fencebench smoke
 
 test: minio

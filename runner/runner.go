@@ -16,7 +16,6 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"
-	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 )
@@ -191,6 +190,10 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		}
 		log.Info("cell start", "cell", c.ID(), "seed", c.Seed, "variant", c.Variant)
 		res := r.cell(ctx, c)
+		if ctx.Err() != nil && res.Verdict != checker.Error {
+			// A cell cut short proves nothing either way.
+			res.Verdict, res.Error = checker.Error, "run interrupted: "+context.Cause(ctx).Error()
+		}
 		sum.Cells = append(sum.Cells, res)
 		log.Info("cell done", "cell", c.ID(), "verdict", res.Verdict, "acked", res.Result.Acked, "took", res.Duration.Round(time.Millisecond))
 		if opts.Progress != nil {
@@ -229,5 +232,3 @@ var errHarness = errors.New("harness")
 func harnessf(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errHarness}, a...)...)
 }
-
-var _ = history.Event{}

@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func variants() []string {
+	var out []string
+	for _, v := range fence.Variants() {
+		out = append(out, string(v.Name))
+	}
+	return out
+}
+
+func catalogue(t *testing.T) []*scenarios.Scenario {
+	t.Helper()
+	scs, err := scenarios.Catalogue(scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs
+}
+
+// TestCatalogue runs the whole shipped catalogue with the correct protocol (every scenario
+// must pass) and the kill matrix (every variant a scenario declares must be killed), once per
+// store client. A failing cell prints its reasons and the command that reruns it; the results
+// folder is kept for inspection.
+func TestCatalogue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the catalogue takes minutes; skipped with -short")
+	}
+	scs := catalogue(t)
+	srv := testenv.MinIO(t)
+	for _, client := range store.Clients {
+		t.Run(string(client), func(t *testing.T) {
+			out, err := os.MkdirTemp("", "fencebench-catalogue-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := Run(context.Background(), scs, Options{Out: out, Matrix: true, Client: string(client),
+				Env: LocalEnv{srv}, RunID: string(client)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bad []string
+			killed := map[string]bool{}
+			for _, c := range sum.Cells {
+				if c.Kill && c.Verdict == checker.Pass {
+					killed[c.Variant] = true
+				}
+				if c.Verdict != checker.Pass {
+					why := c.Error
+					if why == "" {
+						why = strings.Join(c.Result.Reasons, "; ")
+					}
+					bad = append(bad, fmt.Sprintf("%s: %s: %s\n    rerun: %s", c.ID, c.Verdict, why, c.Rerun))
+				}
+			}
+			if len(bad) > 0 {
+				t.Fatalf("%d of %d cells did not pass (results kept in %s):\n  %s", len(bad), len(sum.Cells), sum.Dir,
+					strings.Join(bad, "\n  "))
+			}
+			os.RemoveAll(out)
+			// Every variant the catalogue names is killed by at least one scenario.
+			for _, s := range scs {
+				for _, k := range s.Kills {
+					if !killed[k.Variant] {
+						t.Errorf("variant %s survived every scenario that should kill it", k.Variant)
+					}
+				}
+			}
+			if sum.ExitCode() != ExitPass {
+				t.Errorf("exit code %d, want 0", sum.ExitCode())
+			}
+		})
+	}
+}
+
+// TestCatalogueCoversTheVariants: every broken variant in the registry is named by some
+// scenario's kill list, except those no scenario of the catalogue can express yet, which
+// are listed here on purpose.
+func TestCatalogueCoversTheVariants(t *testing.T) {
+	named := map[string]bool{}
+	for _, s := range catalogue(t) {
+		for _, k := range s.Kills {
+			named[k.Variant] = true
+		}
+	}
+	notInCatalogue := []string{"correct", "no-survivor-check", "no-reverify", "reuse-half-claimed", "adopt-without-identity",
+		"withdraw-arbitrated", "recreate-on-404", "publish-fails-closed", "hydrate-before-seal", "fenced-not-sticky"}
+	for _, v := range variants() {
+		if !named[v] && !slices.Contains(notInCatalogue, v) {
+			t.Errorf("variant %s is killed by no catalogue scenario", v)
+		}
+	}
+}
+
+func TestSameSeedSameSchedule(t *testing.T) {
+	s, err := scenarios.Parse("flap.yaml", []byte(`
+name: flappy
+duration: 5s
+writers:
+  - {id: a, role: primary, term: 1}
+steps:
+  - at: 1s
+    flap: {writer: a, on: 100ms, off: 200ms}
+    for: 2s
+  - after: {writer: a, event: acked, count: 3}
+    pause: a
+    for: 100ms
+`), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(seed uint64) string {
+		var b strings.Builder
+		for _, p := range Plan(s, seed) {
+			b.WriteString(p.String() + "\n")
+		}
+		return b.String()
+	}
+	a, b, c := render(42), render(42), render(43)
+	if a != b {
+		t.Fatalf("the same seed gave two schedules:\n%s\nvs\n%s", a, b)
+	}
+	if a == c {
+		t.Fatalf("different seeds gave the same flap rhythm:\n%s", a)
+	}
+	if !strings.Contains(a, "flap-on") || !strings.Contains(a, "flap-off") || !strings.Contains(a, "heal-window") {
+		t.Fatalf("schedule lacks the flap toggles or the window end:\n%s", a)
+	}
+	// Cells: an explicit seed overrides; a drawn one is drawn once per scenario.
+	draws := 0
+	cells := Cells([]*scenarios.Scenario{s}, "", false, 0, func() uint64 { draws++; return 7 })
+	if len(cells) != 1 || cells[0].Seed != 7 || draws != 1 {
+		t.Fatalf("cells %+v draws %d", cells, draws)
+	}
+	if cells := Cells([]*scenarios.Scenario{s}, "", false, 99, nil); cells[0].Seed != 99 {
+		t.Fatalf("--seed must override: %+v", cells)
+	}
+}
+
+func TestMatrixCells(t *testing.T) {
+	scs := catalogue(t)
+	cells := Cells(scs, "", true, 1, nil)
+	n := 0
+	for _, s := range scs {
+		n += 1 + len(s.Kills)
+	}
+	if len(cells) != n {
+		t.Fatalf("%d cells, want %d", len(cells), n)
+	}
+	for _, c := range cells {
+		if (c.Kill != nil) != (c.Variant != "correct") {
+			t.Fatalf("cell %s: kill %v variant %s", c.ID(), c.Kill, c.Variant)
+		}
+	}
+	if cells := Cells(scs, "no-sweep", true, 1, nil); len(cells) != len(scs) {
+		t.Fatalf("--variant runs each scenario once with that variant, got %d cells", len(cells))
+	}
+}
+
+// TestInterruptLeavesNothing cancels a run in the middle of a cell: Run returns promptly,
+// the cell is an error (never a verdict), and no goroutine, listener or MinIO process is left.
+func TestInterruptLeavesNothing(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := scenarios.LoadFile("testdata/long-steady.yaml", scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var endpoint string
+	go func() {
+		time.Sleep(2 * time.Second)
+		cancel()
+	}()
+	start := time.Now()
+	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 25*time.Second {
+		t.Fatalf("Run took %v after an interrupt at 2s; the 30s scenario was not cut short", d)
+	}
+	if len(sum.Cells) != 1 || sum.Cells[0].Verdict != checker.Error || !strings.Contains(sum.Cells[0].Error, "interrupted") {
+		t.Fatalf("an interrupted cell must be an error, got %+v", sum.Cells[0])
+	}
+	if sum.ExitCode() != ExitHarness {
+		t.Fatalf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+	}
+	endpoint = strings.TrimPrefix(sum.Store.Endpoint, "http://")
+	if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("MinIO still answers at %s after the run", endpoint)
+	}
+}
