@@ -46,8 +46,28 @@ type CellResult struct {
 	Schedule    []string        `json:"schedule,omitempty"`
 	Files       []string        `json:"files,omitempty"`
 
+	// Input is what the checker judged, less the events and the ledger (persisted beside
+	// them), so a stored run can be judged again by a newer checker.
+	Input *StoredInput `json:"input,omitempty"`
+
 	Events []history.Event       `json:"-"`
 	Ledger []history.LedgerEntry `json:"-"`
+}
+
+// StoredInput is the part of a checker.Input that is not the history or the ledger.
+type StoredInput struct {
+	Final  checker.Final  `json:"final"`
+	Expect checker.Expect `json:"expect"`
+}
+
+// Rejudge judges a stored cell again with the current checker: res must hold the events and
+// ledger read back from its folder. A cell that ended in a harness error stays an error.
+func Rejudge(res *CellResult) {
+	if res.Input == nil || res.Verdict == checker.Error && res.Error != "" {
+		return
+	}
+	res.Result = checker.Check(checker.Input{Events: res.Events, Ledger: res.Ledger, Final: res.Input.Final, Expect: res.Input.Expect})
+	res.Verdict = res.Result.Verdict
 }
 
 type runner struct {
@@ -256,6 +276,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 		return harnessf("%v", harness)
 	}
 	in := checker.Input{Events: cr.res.Events, Ledger: cr.res.Ledger, Final: finalState(audit), Expect: cr.expect()}
+	cr.res.Input = &StoredInput{Final: in.Final, Expect: in.Expect}
 	cr.res.Result = checker.Check(in)
 	cr.res.Verdict = cr.res.Result.Verdict
 	return nil

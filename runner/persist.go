@@ -70,3 +70,59 @@ func writeJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// LoadRun reads a run folder written by Run back into a Summary, with every cell's events and
+// ledger, so it can be judged and reported again.
+func LoadRun(dir string) (*Summary, error) {
+	var sum Summary
+	if err := readJSON(filepath.Join(dir, "run.json"), &sum); err != nil {
+		return nil, fmt.Errorf("%s is not a fencebench run folder: %w", dir, err)
+	}
+	sum.Dir = dir
+	for i, c := range sum.Cells {
+		cdir := filepath.Join(dir, c.ID)
+		var res CellResult
+		if err := readJSON(filepath.Join(cdir, "result.json"), &res); err != nil {
+			// A cell that never ran (interrupted) has no folder; keep what run.json says.
+			continue
+		}
+		res.Dir = cdir
+		if f, err := os.Open(filepath.Join(cdir, "history.jsonl")); err == nil {
+			res.Events, err = history.Decode(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.ID, err)
+			}
+		}
+		if f, err := os.Open(filepath.Join(cdir, "ledger.jsonl")); err == nil {
+			res.Ledger, err = history.DecodeLedger(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.ID, err)
+			}
+		}
+		sum.Cells[i] = &res
+	}
+	return &sum, nil
+}
+
+// SaveRun rewrites run.json and every cell's result.json after a new judgement.
+func SaveRun(sum *Summary) error {
+	for _, c := range sum.Cells {
+		if c.Dir == "" {
+			continue
+		}
+		if err := writeJSON(filepath.Join(c.Dir, "result.json"), c); err != nil {
+			return err
+		}
+	}
+	return writeJSON(filepath.Join(sum.Dir, "run.json"), sum)
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

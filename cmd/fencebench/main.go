@@ -4,6 +4,7 @@
 //
 //	run [flags] [files | dirs | names] run scenarios and write results/<run-id>/
 //	validate [files | dirs | names]   check scenarios without running anything
+//	report <results/run-id>           judge a stored run again and rewrite its reports
 //	list                              the shipped scenarios and the protocol variants
 //	smoke                             embedded MinIO round trip through both store adapters
 package main
@@ -43,6 +44,7 @@ func usage(w io.Writer) {
 commands:
   run [flags] [files | dirs | names] run scenarios (default: the whole catalogue); -h for flags
   validate [files | dirs | names]   check scenarios without running anything
+  report <results/run-id>           judge a stored run again and rewrite its reports
   list                              the shipped scenarios and the protocol variants
   smoke                             embedded MinIO round trip through both store adapters
 
@@ -60,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCmd(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	case "list":
 		return list(stdout)
 	case "smoke":

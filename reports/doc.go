@@ -1,0 +1,28 @@
+// Package reports turns a finished fencebench run into the files people and CI read: an HTML
+// index of scenarios x verdicts with the variant kill matrix, one HTML page per cell (timeline,
+// invariants, counterexample, lost writes, fault attestation, request and latency statistics,
+// rerun command), JUnit XML, a summary JSON, and a trend page across the runs of a results
+// folder.
+//
+// What it guarantees:
+//
+//   - Every page is a single self-contained file: inline CSS, an inline SVG timeline and at
+//     most a few lines of inline script; no CDN, no external font or script, no network.
+//   - Every string that comes from a scenario, the store, an event, the ledger or an error is
+//     escaped for its context: pages are rendered with html/template from templates embedded
+//     in the binary, and nothing untrusted is ever marked as safe HTML. JUnit XML is written
+//     with encoding/xml.
+//   - Pages are built in two steps: a plain view model ([Run] to index data, [Cell] to cell
+//     page data) and a rendering of it, so what a page shows can be tested as data.
+//   - A cell page stays legible and small for long runs: frequent events (store calls, acks,
+//     CAS outcomes, client ops) are aggregated per time slice and writer; rare protocol steps
+//     and every counterexample event keep an individual mark, and the first violation carries
+//     the anchor "first-violation".
+//   - Store identity is shown as endpoint, server version, stack, bucket and prefix; user
+//     information embedded in an endpoint URL is redacted, and no credential field exists.
+//   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
+//     page from the summaries alone, so old runs stay readable after the bench changes.
+//
+// The package reads [history] events and ledger entries and [checker] result types only; it
+// never runs a scenario, touches a store or judges a history itself.
+package reports
