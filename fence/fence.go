@@ -74,6 +74,10 @@ type Fence struct {
 	seq         int64
 	fenced      *Error
 	transferred bool
+	// unresolved is the seq of the last advance whose outcome stayed unknown (0: none). A
+	// retry at that seq that is refused may be refused by that very write, so the refusal is
+	// checked by identity before it fences.
+	unresolved int64
 	target      string
 }
 
@@ -432,11 +436,23 @@ func (f *Fence) advance(ctx context.Context) error {
 	const op = "advance"
 	attempted := f.next(f.seq)
 	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(f.o.AllocationID, attempted), f.token)
-	switch f.classify(err) {
+	outcome := f.classify(err)
+	earlier := f.unresolved == attempted
+	f.unresolved = 0
+	switch outcome {
 	case applied:
 		f.setToken(etag, attempted)
 		return nil
 	case refused:
+		if earlier {
+			// The previous attempt at this seq may have landed after all (its answer was lost
+			// and its read-back failed); then this refusal is our own write, not a successor.
+			if rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err); rerr == nil {
+				return nil
+			} else if !errors.Is(rerr, ErrRetryable) {
+				return rerr
+			}
+		}
 		return f.fence(op, "lost the CAS: the key moved past the held token"+f.diagnose(ctx), err)
 	case gone:
 		return f.fence(op, "key gone: the term's key was swept"+f.diagnose(ctx), err)
@@ -445,7 +461,11 @@ func (f *Fence) advance(ctx context.Context) error {
 	case harness:
 		return f.harnessErr(op, err)
 	default:
-		return f.resolve(ctx, op, attempted, f.o.AllocationID, err)
+		rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err)
+		if errors.Is(rerr, ErrRetryable) {
+			f.unresolved = attempted
+		}
+		return rerr
 	}
 }
 

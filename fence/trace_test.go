@@ -37,6 +37,7 @@ var traces = []trace{
 	{"content-hash-aba", []Variant{NoSeq}, traceContentHashABA},
 	{"fenced-at-another-term", []Variant{FencedNotSticky}, traceFencedAtAnotherTerm},
 	{"foreign-content", nil, traceForeignContent},
+	{"lost-response-unresolved-then-refused", nil, traceLostResponseUnresolved},
 }
 
 func TestTraces(t *testing.T) {
@@ -601,4 +602,28 @@ func traceForeignContent(t *testing.T, w *world, v Variant) {
 	if b.Fenced() || errors.Is(err, ErrFenced) {
 		t.Fatal("unparseable content fenced the instance")
 	}
+}
+
+// A's CAS lands but its answer is lost, and so is the read-back that would have proved it:
+// the outcome stays unknown (retryable). A's retry at the same seq is refused by that very
+// write; the refusal must be checked by identity and adopted, not taken for a successor.
+func traceLostResponseUnresolved(t *testing.T, w *world, v Variant) {
+	a, as := w.owner("a", 5, true, v)
+	as.on("put-if-match", w.key(5), lose)
+	as.on("get", w.key(5), drop)
+	wantErr(t, "lost CAS answer and lost read-back", a.Advance(w.ctx), ErrRetryable, "read-back failed")
+	mustOK(t, "the retry refused by A's own landed write", a.Advance(w.ctx))
+	if a.Seq() != 1 || w.content(5).Seq != 1 {
+		t.Fatalf("seq %d, stored seq %d; want A to have adopted its own seq 1", a.Seq(), w.content(5).Seq)
+	}
+	mustOK(t, "the next sync", a.Advance(w.ctx))
+
+	// Unknown again, but this time the write never landed and an equal-term twin took the key:
+	// the refusal is the twin's write, and it fences.
+	as.on("put-if-match", w.key(5), drop)
+	as.on("get", w.key(5), drop)
+	wantErr(t, "lost CAS request and lost read-back", a.Advance(w.ctx), ErrRetryable, "read-back failed")
+	c, _ := w.fence("c", 5, false, v)
+	mustOK(t, "twin claims", c.Claim(w.ctx))
+	wantErr(t, "A's retry refused by the twin", a.Advance(w.ctx), ErrFenced, "lost the CAS")
 }

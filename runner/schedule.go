@@ -341,7 +341,12 @@ func (cr *cellRun) healAll() {
 			cr.removeRule(w, name)
 		}
 	}
-	for _, id := range sortedKeys(cr.paths) {
+	// Only paths that still carry a network fault are healed: healing replaces the path's
+	// proxy and cuts the connections on it, which would hit a healthy writer mid-request.
+	cr.mu.Lock()
+	faulty := sortedKeys(cr.l4open)
+	cr.mu.Unlock()
+	for _, id := range faulty {
 		cr.healPath(id)
 	}
 	for _, w := range cr.cluster.Writers() {
