@@ -45,7 +45,15 @@ func Cells(scs []*scenarios.Scenario, variant string, matrix bool, seed uint64, 
 		if variant != "" {
 			base = variant
 		}
-		out = append(out, Cell{Scenario: s, Variant: base, Seed: sd})
+		cell := Cell{Scenario: s, Variant: base, Seed: sd}
+		// A scenario run with a variant it declares it kills is judged as that kill cell, so
+		// the rerun command of a kill-matrix cell reproduces its verdict.
+		for i := range s.Kills {
+			if s.Kills[i].Variant == base {
+				cell.Kill = &s.Kills[i]
+			}
+		}
+		out = append(out, cell)
 		if matrix && variant == "" {
 			for i := range s.Kills {
 				out = append(out, Cell{Scenario: s, Variant: s.Kills[i].Variant, Kill: &s.Kills[i], Seed: sd})

@@ -172,7 +172,7 @@ func TestMatrixCells(t *testing.T) {
 			t.Fatalf("cell %s: kill %v variant %s", c.ID(), c.Kill, c.Variant)
 		}
 	}
-	if cells := Cells(scs, "no-sweep", true, 1, nil); len(cells) != len(scs) {
+	if cells := Cells(scs, "no-sweep", true, 1, nil); len(cells) != len(scs) || cells[0].Kill != nil && cells[0].Variant != "no-sweep" {
 		t.Fatalf("--variant runs each scenario once with that variant, got %d cells", len(cells))
 	}
 }

@@ -68,8 +68,8 @@ func (w *Writer) Refresh(ctx context.Context) (published bool, err error) {
 	return true, nil
 }
 
-// GC deletes every segment file that none of the writer's latest Retain reference sets
-// (hydrated or published) references, if the collection gate allows (it refuses when a higher
+// GC deletes every segment file that an older reference set named and none of the writer's
+// latest Retain reference sets (hydrated or published) references, if the collection gate allows (it refuses when a higher
 // term owns the fence or the fence cannot be read). Each deleted file records Collect with its
 // Key; a refused gate records one Collect with Outcome fail, no Key, and the reason.
 func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
@@ -80,19 +80,6 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 		return 0, fmt.Errorf("gc %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	term := w.term
-	keep := map[string]bool{}
-	sets := w.segSets
-	if n := w.c.cfg.Segments.Retain; len(sets) > n {
-		sets = sets[len(sets)-n:]
-	}
-	for _, set := range sets {
-		for _, k := range set {
-			keep[k] = true
-		}
-	}
-	for _, k := range w.segRefs {
-		keep[k] = true
-	}
 	w.mu.Unlock()
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
@@ -106,8 +93,32 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("gc %s: %w", w.id, err)
 	}
+	// Garbage is what an older reference set this writer knows named and no retained set
+	// names. The sets are read after the listing, so a refresh running concurrently is seen,
+	// and a file nobody has referenced yet (an upload whose set is not published yet) is never
+	// garbage.
+	keep, known := map[string]bool{}, map[string]bool{}
+	w.mu.Lock()
+	sets := w.segSets
+	for _, set := range sets {
+		for _, k := range set {
+			known[k] = true
+		}
+	}
+	if n := w.c.cfg.Segments.Retain; len(sets) > n {
+		sets = sets[len(sets)-n:]
+	}
+	for _, set := range sets {
+		for _, k := range set {
+			keep[k] = true
+		}
+	}
+	for _, k := range w.segRefs {
+		keep[k] = true
+	}
+	w.mu.Unlock()
 	for _, e := range es {
-		if keep[e.Key] {
+		if keep[e.Key] || !known[e.Key] {
 			continue
 		}
 		sp := w.begin(history.Event{Kind: history.Collect, Term: term, Key: e.Key, Detail: reason})
