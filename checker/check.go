@@ -33,6 +33,7 @@ func Check(in Input) Result {
 		x.hydrationIntegrity(),
 		x.ownerNeverReadUnsealed(),
 		x.storeLinearizable(),
+		x.recoverySeesAcked(),
 	}
 	res.Liveness = x.liveness()
 	if in.Expect.MaxTimeToFence > 0 {

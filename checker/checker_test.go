@@ -70,6 +70,21 @@ func TestInvariants(t *testing.T) {
 				h.ack("a", 5, k5, 110, 116, 3, 5)
 				return h, nil
 			}},
+		{name: "recovery/sees every earlier ack", invariant: RecoverySeesAcked,
+			build: func() (*hb, []int64) {
+				h, _ := base()
+				// Ops 3 and 4 were acked at 40ms (+5), so a recovery from 60ms on must hold them;
+				// op 6 is acked while the second recovery runs and may be absent.
+				h.restore("r", 0, 60, 70, 1, 2, 3, 4)
+				h.restore("r", 0, 152, 160, 1, 2, 3, 4)
+				return h, nil
+			}},
+		{name: "recovery/misses an earlier ack", invariant: RecoverySeesAcked,
+			build: func() (*hb, []int64) {
+				h, id := base()
+				rd := h.restore("r", 0, 60, 70, 1, 2, 3)
+				return h, sortedIDs(id.aAck2, rd)
+			}},
 		{name: "mutex/target's first ack rides on its adopt", invariant: MutualExclusion,
 			build: func() (*hb, []int64) {
 				h := &hb{}

@@ -26,6 +26,8 @@ var guarantees = map[string]string{
 		"completed (a same-term relocation target hydrating is exempt)",
 	StoreLinearizable: "the store's answers to the conditional writes, reads and deletes of each fence key, as the " +
 		"ledger saw them, are linearizable as a compare-and-swap register",
+	RecoverySeesAcked: "a copy recovering from the store (without a term) sees every op acknowledged before its " +
+		"recovery read began",
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
 }
 
@@ -1005,4 +1007,64 @@ func (x *index) ownerNeverReadUnsealed() InvariantResult {
 		r.Counterexample = idsOf(x, first)
 	}
 	return r
+}
+
+// --- RecoverySeesAcked ----------------------------------------------------------------------
+
+// recoverySeesAcked: every ok RestoreRead at term 0 (a copy recovering while the primary
+// works, as a replica would) must contain every op whose Ack completed before the read was
+// invoked. An op acknowledged while the read ran may or may not be in it.
+func (x *index) recoverySeesAcked() InvariantResult {
+	r := newResult(RecoverySeesAcked)
+	reads := 0
+	var firstRead, firstAck int32 = -1, -1
+	var firstOp int64
+	for _, p := range x.restores {
+		e := &x.ev[p]
+		if e.Term != 0 || e.Outcome != history.OK {
+			continue
+		}
+		reads++
+		has := make(map[int64]bool, len(e.Ops))
+		for _, op := range e.Ops {
+			has[op] = true
+		}
+		for _, a := range x.acks {
+			ack := &x.ev[a]
+			if ack.Complete >= e.Invoke {
+				continue
+			}
+			for _, op := range ack.Ops {
+				if has[op] {
+					continue
+				}
+				r.Violations++
+				if firstRead < 0 {
+					firstRead, firstAck, firstOp = p, a, op
+				}
+			}
+		}
+	}
+	if reads == 0 {
+		r.Explanation = "no copy recovered without a term"
+		return r
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s saw every op acknowledged before it began", plural(reads, "recovery", "recoveries"))
+		return r
+	}
+	r.Status = Fail
+	e, ack := &x.ev[firstRead], &x.ev[firstAck]
+	r.Explanation = fmt.Sprintf("%s acknowledged before a recovery began but missing from it", plural(r.Violations, "op", "ops"))
+	r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's recovery, which began at %s "+
+		"and followed %s", firstOp, ack.Writer, ack.Term, secs(ack.Complete), e.Writer, secs(e.Invoke), orNone(e.Detail))
+	r.Counterexample = idsOf(x, firstAck, firstRead)
+	return r
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no metadata file"
+	}
+	return s
 }

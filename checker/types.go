@@ -56,6 +56,7 @@ const (
 	HydrationIntegrity     = "HydrationIntegrity"
 	OwnerNeverReadUnsealed = "OwnerNeverReadUnsealed"
 	StoreLinearizable      = "StoreLinearizable"
+	RecoverySeesAcked      = "RecoverySeesAcked"
 	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.
 	TimeToFence = "TimeToFence"
 )
@@ -65,7 +66,7 @@ const (
 var Invariants = []string{
 	NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
 	NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-	StoreLinearizable,
+	StoreLinearizable, RecoverySeesAcked,
 }
 
 // Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
