@@ -183,7 +183,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
 	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
 
-	shard := writers.Shard{Prefix: fmt.Sprintf("%s/%s/", cr.r.opts.RunID, cr.c.ID()),
+	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
 	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: v,
 		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})

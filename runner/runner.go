@@ -84,6 +84,13 @@ type Options struct {
 	CellTimeout time.Duration
 	// Report, when set, renders the reports after every cell and at the end.
 	Report func(dir string, s *Summary) error
+	// Prefix is the key prefix the run confines itself to, ending in "/"; "" means
+	// "<RunID>/". The run refuses to start when the prefix already holds objects, so every
+	// object under it is the run's own.
+	Prefix string
+	// Cleanup deletes every object under Prefix when the run ends (an external store);
+	// otherwise the objects stay for inspection.
+	Cleanup bool
 }
 
 // Summary is the outcome of a run.
@@ -93,6 +100,7 @@ type Summary struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
 	Store    StoreInfo     `json:"store"`
+	Prefix   string        `json:"prefix"`
 	Command  string        `json:"command,omitempty"`
 	Version  string        `json:"version,omitempty"`
 	Cells    []*CellResult `json:"cells"`
@@ -175,8 +183,33 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		env = LocalEnv{srv}
 		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
 	}
+	if opts.Prefix == "" {
+		opts.Prefix = opts.RunID + "/"
+	}
+	if !strings.HasSuffix(opts.Prefix, "/") || strings.HasPrefix(opts.Prefix, "/") {
+		return nil, fmt.Errorf("runner: prefix %q must end in / and not start with one", opts.Prefix)
+	}
+	admin, err := store.New(store.ClientMinio, env.Config())
+	if err != nil {
+		return nil, fmt.Errorf("runner: store client: %w", err)
+	}
+	if err := claimPrefix(ctx, admin, opts.Prefix); err != nil {
+		return nil, err
+	}
+	if opts.Cleanup {
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			if n, err := cleanPrefix(cctx, admin, opts.Prefix); err != nil {
+				log.Error("cleanup of the run prefix failed", "prefix", opts.Prefix, "deleted", n, "err", err)
+			} else {
+				log.Info("cleaned up the run prefix", "prefix", opts.Prefix, "deleted", n)
+			}
+		}()
+	}
 	cells := Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed)
-	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Command: opts.Command, Version: opts.BenchVersion}
+	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Prefix: opts.Prefix,
+		Command: opts.Command, Version: opts.BenchVersion}
 	r := &runner{opts: opts, env: env, dir: dir, log: log}
 	for i, c := range cells {
 		if ctx.Err() != nil {
@@ -231,4 +264,42 @@ var errHarness = errors.New("harness")
 // harnessf marks an error as a harness problem (verdict error, never a safety verdict).
 func harnessf(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errHarness}, a...)...)
+}
+
+// claimPrefix refuses a prefix that already holds objects: the bench works only inside a
+// fresh prefix, so everything it later finds or deletes there is its own.
+func claimPrefix(ctx context.Context, s store.Store, prefix string) error {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	es, err := s.List(lctx, prefix)
+	if err != nil {
+		return fmt.Errorf("runner: cannot list the run prefix %q: %w", prefix, err)
+	}
+	if len(es) > 0 {
+		return fmt.Errorf("runner: refusing to run: the prefix %q already holds %d objects (first: %s); "+
+			"the bench only works inside a fresh prefix", prefix, len(es), es[0].Key)
+	}
+	return nil
+}
+
+// cleanPrefix deletes every object under prefix, which the run owns entirely.
+func cleanPrefix(ctx context.Context, s store.Store, prefix string) (int, error) {
+	es, err := s.List(ctx, prefix)
+	if err != nil {
+		return 0, err
+	}
+	keys := make([]string, 0, len(es))
+	for _, e := range es {
+		if strings.HasPrefix(e.Key, prefix) {
+			keys = append(keys, e.Key)
+		}
+	}
+	failed, err := s.DeleteMany(ctx, keys)
+	if err != nil {
+		return 0, err
+	}
+	if len(failed) > 0 {
+		return len(keys) - len(failed), fmt.Errorf("%d objects not deleted, first: %v", len(failed), failed[0])
+	}
+	return len(keys), nil
 }

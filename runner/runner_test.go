@@ -211,3 +211,44 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		t.Fatalf("MinIO still answers at %s after the run", endpoint)
 	}
 }
+
+// TestPrefixIsFreshAndCleaned: a run refuses a prefix that already holds objects, and with
+// Cleanup deletes exactly its own objects, leaving everything outside its prefix untouched.
+func TestPrefixIsFreshAndCleaned(t *testing.T) {
+	srv := testenv.MinIO(t)
+	st, err := store.New(store.ClientMinio, srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	base := testenv.Prefix(t)
+	if _, err := st.Put(ctx, base+"busy/someone-elses", []byte("theirs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Put(ctx, base+"neighbour", []byte("untouched")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Parse("short.yaml", []byte("name: short\nduration: 700ms\nwriters:\n  - {id: a, role: primary, term: 1}\n"), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: base + "busy/"})
+	if err == nil || !strings.Contains(err.Error(), "already holds 1 objects") {
+		t.Fatalf("a busy prefix: got %v, want a refusal", err)
+	}
+	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: base + "mine/", Cleanup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Cells[0].Verdict != checker.Pass {
+		t.Fatalf("short run: %s %v", sum.Cells[0].Verdict, sum.Cells[0].Result.Reasons)
+	}
+	if left, _ := st.List(ctx, base+"mine/"); len(left) != 0 {
+		t.Fatalf("cleanup left %d objects, first %s", len(left), left[0].Key)
+	}
+	for k, want := range map[string]string{base + "busy/someone-elses": "theirs", base + "neighbour": "untouched"} {
+		if o, err := st.Get(ctx, k); err != nil || string(o.Body) != want {
+			t.Fatalf("%s: got %q, %v; the run must not touch objects outside its prefix", k, o.Body, err)
+		}
+	}
+}

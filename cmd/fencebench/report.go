@@ -16,7 +16,7 @@ func init() { writeReports = renderReports }
 func renderReports(dir string, sum *runner.Summary) error {
 	run := reports.Run{ID: sum.RunID, Started: sum.Started, Duration: sum.Duration, BenchVersion: sum.Version,
 		Command: sum.Command, Store: reports.StoreInfo{Endpoint: sum.Store.Endpoint, Server: sum.Store.Server,
-			Stack: sum.Store.Stack, Bucket: sum.Store.Bucket, Prefix: sum.RunID + "/"}}
+			Stack: sum.Store.Stack, Bucket: sum.Store.Bucket, Prefix: sum.Prefix}}
 	for _, c := range sum.Cells {
 		run.Cells = append(run.Cells, reports.Cell{ID: c.ID, Scenario: c.Scenario, Description: c.Description,
 			Variant: c.Variant, Kill: c.Kill, Violates: c.Violates, Seed: c.Seed, Client: c.Client, Verdict: c.Verdict,
