@@ -6,7 +6,7 @@
 // The client keeps the real store endpoint in its configuration; only its dialer is redirected
 // (plug [Path.DialContext] into store.Config.DialContext). The Host header and the SigV4
 // signature therefore stay valid and nothing about a request is rewritten, except by a
-// [StripConditions] rule, which re-signs the request it alters.
+// [StripConditions] or [FailDeleteKeys] rule, which re-signs the request it alters.
 //
 // What the package guarantees:
 //
@@ -21,7 +21,8 @@
 //   - L7 rules ([Rule]) matched per request on method, object key glob, If-Match/If-None-Match
 //     presence or value, n-th match and count; added and removed while traffic flows; counted
 //     exactly under concurrency ([Path.Fired]). Actions: [DropResponse], [SyntheticStatus],
-//     [Delay], [Duplicate], [StripConditions].
+//     [Delay], [Duplicate], [StripConditions], [FailDeleteKeys]. A DeleteObjects batch is
+//     matched on the keys it names.
 //   - A ledger ([Bench.Ledger], [Bench.WriteLedger]): one history.LedgerEntry per request the L7
 //     proxy received, recording what the client sent, the rule that fired, what the store
 //     answered (status, ETag, S3 error code) and whether the answer reached the client. A client

@@ -33,7 +33,8 @@ type ctxKey struct{}
 type exchange struct {
 	e         *history.LedgerEntry
 	rule      *Rule
-	finishing bool // counted in Bench.finishing
+	failed    []string // FailDeleteKeys: the keys cut from the batch, reported as failed
+	finishing bool     // counted in Bench.finishing
 }
 
 func exchangeOf(ctx context.Context) *exchange {
@@ -53,7 +54,17 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	e.Key, e.Query = b.target(r)
 	e.IfMatch = strings.Trim(r.Header.Get("If-Match"), `"`)
 	e.IfNoneMatch = strings.Trim(r.Header.Get("If-None-Match"), `"`)
-	rule := p.fire(r.Method, matchKey(r, e.Key), r.Header)
+	q := request{method: r.Method, keys: []string{matchKey(r, e.Key)}, header: r.Header}
+	var batch *deleteBatch
+	if isDeleteObjects(r, e.Key) {
+		// Buffered before matching: a batch is matched on the keys it names.
+		batch = readDeleteBatch(r)
+		if batch.parsed {
+			e.Keys = batch.keys()
+			q.keys, q.batch = e.Keys, true
+		}
+	}
+	rule, keyRe := p.fire(q)
 	if rule != nil {
 		e.Rule, e.Action = rule.Name, string(rule.Action)
 		b.log.Debug("faults: rule fired", "writer", p.writer, "rule", rule.Name, "action", string(rule.Action),
@@ -94,6 +105,29 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	out := r
+	if rule != nil && rule.Action == FailDeleteKeys {
+		body, failed, rest := batch.without(keyRe)
+		x.failed = failed
+		msg := fmt.Sprintf("injected by fault rule %s", rule.Name)
+		if !rest {
+			b.finish(x)
+			writeDeleteResult(w, r, failed, msg, fmt.Sprintf("faults-%d", e.ID))
+			e.Delivered = http.NewResponseController(w).Flush() == nil
+			return
+		}
+		var err error
+		out, err = b.resign(r, "fail-delete-keys", body, batch.streamed, func(h http.Header) {
+			// The DeleteResult is rewritten: ask the store for an uncompressed one.
+			h.Del("Accept-Encoding")
+		})
+		if err != nil {
+			e.Err = err.Error()
+			b.finish(x)
+			writeS3Error(w, r, http.StatusInternalServerError, "InternalError", err.Error(), e.Key, b.o.Bucket,
+				fmt.Sprintf("faults-%d", e.ID))
+			return
+		}
+	}
 	if rule != nil && rule.Action == StripConditions {
 		var err error
 		if out, err = b.stripAndResign(r); err != nil {
@@ -151,7 +185,7 @@ func (b *Bench) target(r *http.Request) (key, query string) {
 	return key, query
 }
 
-// modifyResponse records the store's answer and applies DropResponse.
+// modifyResponse records the store's answer and applies DropResponse and FailDeleteKeys.
 func (b *Bench) modifyResponse(resp *http.Response) error {
 	x := exchangeOf(resp.Request.Context())
 	if x == nil {
@@ -170,6 +204,37 @@ func (b *Bench) modifyResponse(resp *http.Response) error {
 	if x.rule != nil && x.rule.Action == DropResponse {
 		return errDrop
 	}
+	if len(x.failed) > 0 && resp.StatusCode == http.StatusOK {
+		if err := addDeleteErrors(resp, x.failed, fmt.Sprintf("injected by fault rule %s", x.rule.Name)); err != nil {
+			// Recorded by proxyError, which cuts the client's connection.
+			return fmt.Errorf("fail-delete-keys: %w", err)
+		}
+	}
+	return nil
+}
+
+// addDeleteErrors adds an Error entry per key to the store's DeleteResult and fixes the
+// response's length.
+func addDeleteErrors(resp *http.Response, keys []string, msg string) error {
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		return fmt.Errorf("DeleteResult with Content-Encoding %q", enc)
+	}
+	doc, err := io.ReadAll(io.LimitReader(resp.Body, maxDeleteBody+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("read DeleteResult: %w", err)
+	}
+	if len(doc) > maxDeleteBody {
+		return fmt.Errorf("DeleteResult larger than %d bytes", maxDeleteBody)
+	}
+	out, ok := injectDeleteErrors(doc, deleteErrors(keys, msg))
+	if !ok {
+		return errors.New("the store's answer is not a DeleteResult")
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	resp.TransferEncoding = nil
 	return nil
 }
 

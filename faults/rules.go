@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,6 +39,18 @@ const (
 	// Options.SecretKey, which the action requires; an aws-chunked (streaming-signed) body is
 	// decoded and sent as a plain signed payload.
 	StripConditions Action = "strip-conditions"
+	// FailDeleteKeys makes a DeleteObjects batch fail for the keys the rule's Key matches
+	// (every key when Key is ""), the way S3 reports per-key failures: HTTP 200 with an
+	// <Error> entry (Code InternalError) per failed key in the DeleteResult. The matching
+	// <Object> entries are cut from the request, the rest is forwarded (re-signed like
+	// StripConditions, with the payload hash and body checksums recomputed, so the action
+	// needs Options.AccessKey and SecretKey) and the store's DeleteResult gets the Error
+	// entries added. When every key fails the store never sees the request and the proxy
+	// answers the DeleteResult itself. A store answer other than 200 reaches the client as it
+	// is; a 200 that is not a DeleteResult the proxy can extend cuts the client's connection
+	// (the ledger's Err says why). The rule only matches DeleteObjects requests whose body the
+	// proxy could read; Method, if set, must be POST.
+	FailDeleteKeys Action = "fail-delete-keys"
 )
 
 // Rule selects requests of one path and says what to do with them. A request matches when
@@ -51,8 +64,10 @@ type Rule struct {
 	Method string
 	// Key is a glob on the object key, with path.Match syntax except that '*' and '?' also
 	// match '/': "locks/*" matches "locks/a/b". "" matches any request. A listing
-	// (ListObjectsV2) is matched on the prefix it lists; other bucket-level calls
-	// (DeleteObjects) have the key "" and only match patterns that match "".
+	// (ListObjectsV2) is matched on the prefix it lists. A DeleteObjects batch is matched on
+	// the keys it names: it matches when any of them does (a batch whose body could not be
+	// read has the key ""). Other bucket-level calls have the key "" and only match patterns
+	// that match "".
 	Key string
 	// Header, "If-Match" or "If-None-Match", requires the request to carry that header; ""
 	// puts no condition on headers.
@@ -130,9 +145,12 @@ func (b *Bench) compile(r Rule) (*rule, error) {
 		if r.Delay <= 0 {
 			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay", r.Name)
 		}
-	case StripConditions:
+	case StripConditions, FailDeleteKeys:
 		if b.o.AccessKey == "" || b.o.SecretKey == "" {
-			return nil, fmt.Errorf("faults: rule %s: strip-conditions needs Options.AccessKey and SecretKey to re-sign", r.Name)
+			return nil, fmt.Errorf("faults: rule %s: %s needs Options.AccessKey and SecretKey to re-sign", r.Name, r.Action)
+		}
+		if r.Action == FailDeleteKeys && r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {
+			return nil, fmt.Errorf("faults: rule %s: fail-delete-keys matches DeleteObjects (POST) only, got method %s", r.Name, r.Method)
 		}
 	default:
 		return nil, fmt.Errorf("faults: rule %s: unknown action %q", r.Name, r.Action)
@@ -199,13 +217,28 @@ func globRegexp(pat string) (*regexp.Regexp, error) {
 	return regexp.Compile(sb.String())
 }
 
-func (r *rule) match(method, key string, h http.Header) bool {
-	if r.Method != "" && !strings.EqualFold(r.Method, method) {
+// request is what rules match a request on.
+type request struct {
+	method string
+	// keys are the keys the request is matched on (see Rule.Key): the object key, a listing's
+	// prefix, or the keys a DeleteObjects batch names. It matches a pattern when any does.
+	keys   []string
+	header http.Header
+	// batch marks a DeleteObjects request whose keys were read.
+	batch bool
+}
+
+func (r *rule) match(q request) bool {
+	if r.Action == FailDeleteKeys && !q.batch {
 		return false
 	}
-	if r.key != nil && !r.key.MatchString(key) {
+	if r.Method != "" && !strings.EqualFold(r.Method, q.method) {
 		return false
 	}
+	if r.key != nil && !slices.ContainsFunc(q.keys, r.key.MatchString) {
+		return false
+	}
+	h := q.header
 	if r.Header != "" {
 		vs, ok := h[r.Header]
 		if !ok || len(vs) == 0 {
@@ -258,12 +291,13 @@ func (p *Path) Fired(name string) int {
 	return p.fired[name]
 }
 
-// fire evaluates the rules for one request and returns a copy of the rule that fired, or nil.
-func (p *Path) fire(method, key string, h http.Header) *Rule {
+// fire evaluates the rules for one request and returns a copy of the rule that fired with its
+// compiled key pattern (nil: any key), or nil.
+func (p *Path) fire(q request) (*Rule, *regexp.Regexp) {
 	p.rulesMu.Lock()
 	defer p.rulesMu.Unlock()
 	for _, r := range p.rules {
-		if !r.match(method, key, h) {
+		if !r.match(q) {
 			continue
 		}
 		r.matches++
@@ -273,7 +307,7 @@ func (p *Path) fire(method, key string, h http.Header) *Rule {
 		r.fired++
 		p.fired[r.Name]++
 		cp := r.Rule
-		return &cp
+		return &cp, r.key
 	}
-	return nil
+	return nil, nil
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestFireNthCountAndHeaders(t *testing.T) {
 	h := http.Header{"If-Match": {"e1"}}
 	var got []string
 	for range 6 {
-		r := p.fire("PUT", "k1", h)
+		r, _ := p.fire(request{method: "PUT", keys: []string{"k1"}, header: h})
 		got = append(got, r.Name)
 	}
 	want := []string{"rest", "rest", "third", "third", "rest", "rest"}
@@ -61,10 +62,10 @@ func TestFireNthCountAndHeaders(t *testing.T) {
 			t.Fatalf("firing order %v, want %v", got, want)
 		}
 	}
-	if p.fire("PUT", "k1", http.Header{"If-Match": {`"e2"`}}).Name != "rest" {
+	if r, _ := p.fire(request{method: "PUT", keys: []string{"k1"}, header: http.Header{"If-Match": {`"e2"`}}}); r.Name != "rest" {
 		t.Fatal("a different If-Match value must not match")
 	}
-	if p.fire("GET", "k1", h) != nil {
+	if r, _ := p.fire(request{method: "GET", keys: []string{"k1"}, header: h}); r != nil {
 		t.Fatal("GET must not match")
 	}
 	if p.fired["third"] != 2 || p.fired["rest"] != 5 {
@@ -90,5 +91,111 @@ func TestParseCredential(t *testing.T) {
 	}
 	if _, _, err := parseCredential("AWS AK:sig"); err == nil {
 		t.Fatal("SigV2 accepted")
+	}
+}
+
+func TestBatchMatchesAnyKeyItNames(t *testing.T) {
+	b := &Bench{o: Options{AccessKey: "a", SecretKey: "s"}}
+	p := &Path{b: b, fired: map[string]int{}}
+	for _, r := range []Rule{
+		{Name: "fail", Method: "post", Key: "*fence__*", Action: FailDeleteKeys},
+		{Name: "any", Key: "*fence__*", Action: DropResponse},
+	} {
+		c, err := b.compile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.rules = append(p.rules, c)
+	}
+	batch := request{method: "POST", keys: []string{"p/data", "p/fence__x"}, batch: true}
+	if r, re := p.fire(batch); r == nil || r.Name != "fail" || re == nil || re.MatchString("p/data") {
+		t.Fatalf("a batch naming a matching key must fire the rule: %v", r)
+	}
+	if r, _ := p.fire(request{method: "POST", keys: []string{"p/data", "p/other"}, batch: true}); r != nil {
+		t.Fatalf("a batch naming no matching key fired %s", r.Name)
+	}
+	// A request that is not a readable DeleteObjects batch never matches fail-delete-keys.
+	if r, _ := p.fire(request{method: "POST", keys: []string{"p/fence__x"}}); r == nil || r.Name != "any" {
+		t.Fatalf("non-batch request: %v", r)
+	}
+	if _, err := b.compile(Rule{Name: "x", Method: "PUT", Action: FailDeleteKeys}); err == nil {
+		t.Fatal("fail-delete-keys on PUT accepted")
+	}
+	if _, err := (&Bench{}).compile(Rule{Name: "x", Action: FailDeleteKeys}); err == nil {
+		t.Fatal("fail-delete-keys without credentials accepted")
+	}
+}
+
+func TestDeleteBatchSurgery(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet>` +
+		`<Object><Key>p/a</Key></Object>` + "\n  " +
+		`<Object><Key>p/fence__&amp;1</Key><VersionId>v</VersionId></Object>` +
+		`<Object><Key>p/c</Key></Object></Delete>`
+	objs, ok := parseDeleteObjects([]byte(doc))
+	if !ok || len(objs) != 3 || objs[1].key != "p/fence__&1" {
+		t.Fatalf("parse: %v %+v", ok, objs)
+	}
+	d := &deleteBatch{payload: []byte(doc), objects: objs, parsed: true}
+	re, _ := globRegexp("*fence__*")
+	body, removed, rest := d.without(re)
+	if !rest || len(removed) != 1 || removed[0] != "p/fence__&1" {
+		t.Fatalf("removed %v, rest %v", removed, rest)
+	}
+	left, ok := parseDeleteObjects(body)
+	if !ok || len(left) != 2 || left[0].key != "p/a" || left[1].key != "p/c" || !bytes.Contains(body, []byte("<Quiet>true</Quiet>")) {
+		t.Fatalf("left %v %+v in %s", ok, left, body)
+	}
+	if _, _, rest := d.without(nil); rest {
+		t.Fatal("a nil pattern removes every entry")
+	}
+	for _, bad := range []string{"", "<Delete><Object><Key>a</Key></Object>", "<Other/>", "not xml"} {
+		if _, ok := parseDeleteObjects([]byte(bad)); ok {
+			t.Errorf("%q parsed as a Delete document", bad)
+		}
+	}
+}
+
+func TestInjectDeleteErrors(t *testing.T) {
+	entries := deleteErrors([]string{"k<1>"}, "m")
+	if string(entries) != "<Error><Key>k&lt;1&gt;</Key><Code>InternalError</Code><Message>m</Message></Error>" {
+		t.Fatalf("entries %s", entries)
+	}
+	for in, want := range map[string]string{
+		`<DeleteResult xmlns="x"><Deleted><Key>a</Key></Deleted></DeleteResult>` + "\n": `<DeleteResult xmlns="x"><Deleted><Key>a</Key></Deleted>` + string(entries) + "</DeleteResult>\n",
+		`<DeleteResult xmlns="x"></DeleteResult>`:                                       `<DeleteResult xmlns="x">` + string(entries) + "</DeleteResult>",
+		`<DeleteResult xmlns="x"/>`:                                                     `<DeleteResult xmlns="x">` + string(entries) + "</DeleteResult>",
+	} {
+		got, ok := injectDeleteErrors([]byte(in), entries)
+		if !ok || string(got) != want {
+			t.Errorf("inject into %q: %q %v", in, got, ok)
+		}
+	}
+	if _, ok := injectDeleteErrors([]byte("<Error><Code>x</Code></Error>"), entries); ok {
+		t.Error("injected into an error document")
+	}
+}
+
+func TestRefreshChecksums(t *testing.T) {
+	// Check values of the CRC catalogue for "123456789".
+	for hdr, want := range map[string]string{
+		"x-amz-checksum-crc32":     "cbf43926",
+		"x-amz-checksum-crc32c":    "e3069283",
+		"x-amz-checksum-crc64nvme": "ae8b14860a799888",
+	} {
+		h := checksumHash(hdr)
+		h.Write([]byte("123456789"))
+		if got := fmt.Sprintf("%x", h.Sum(nil)); got != want {
+			t.Errorf("%s: %s, want %s", hdr, got, want)
+		}
+	}
+	h := http.Header{"Content-Md5": {"old"}, "X-Amz-Checksum-Crc32": {"old"}, "X-Amz-Checksum-Weird": {"old"},
+		"X-Amz-Checksum-Type": {"FULL_OBJECT"}, "X-Amz-Sdk-Checksum-Algorithm": {"CRC32"}}
+	refreshChecksums(h, []byte("hello"), []string{"x-amz-checksum-sha256"})
+	want := http.Header{"Content-Md5": {"XUFAKrxLKna5cZ2REBfFkg=="}, "X-Amz-Checksum-Crc32": {"NhCmhg=="},
+		"X-Amz-Checksum-Sha256": {"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ="},
+		"X-Amz-Checksum-Type":   {"FULL_OBJECT"}, "X-Amz-Sdk-Checksum-Algorithm": {"CRC32"}}
+	if fmt.Sprint(h) != fmt.Sprint(want) {
+		t.Fatalf("got %v\nwant %v", h, want)
 	}
 }

@@ -24,22 +24,43 @@ var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy
 // A streaming-signed body (aws-chunked, whose chunk signatures chain from the header
 // signature) is decoded and sent as a plain payload with its SHA-256.
 func (b *Bench) stripAndResign(r *http.Request) (*http.Request, error) {
-	accessKey, region, err := parseCredential(r.Header.Get("Authorization"))
-	if err != nil {
-		return nil, fmt.Errorf("strip-conditions: %w", err)
-	}
-	if accessKey != b.o.AccessKey {
-		return nil, errors.New("strip-conditions: the request is signed with another access key than Options.AccessKey")
-	}
+	const what = "strip-conditions"
 	var body []byte
 	if r.Body != nil {
+		var err error
 		body, err = io.ReadAll(io.LimitReader(r.Body, maxDuplicateBody+1))
 		if err != nil {
-			return nil, fmt.Errorf("strip-conditions: read body: %w", err)
+			return nil, fmt.Errorf("%s: read body: %w", what, err)
 		}
 		if len(body) > maxDuplicateBody {
-			return nil, fmt.Errorf("strip-conditions: body larger than %d bytes", maxDuplicateBody)
+			return nil, fmt.Errorf("%s: body larger than %d bytes", what, maxDuplicateBody)
 		}
+	}
+	chunked := isAWSChunked(r.Header)
+	if chunked {
+		var err error
+		if body, err = decodeAWSChunked(body); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return b.resign(r, what, body, chunked, func(h http.Header) {
+		h.Del("If-Match")
+		h.Del("If-None-Match")
+	})
+}
+
+// resign returns a copy of r whose headers edit altered, carrying payload as a plain body
+// (chunked: r's body was aws-chunked and payload is what it decoded to), signed again with
+// SigV4 with Options.AccessKey and Options.SecretKey. The payload hash (X-Amz-Content-Sha256,
+// unless the client sent UNSIGNED-PAYLOAD), Content-MD5 and x-amz-checksum-* headers are made
+// to match payload; checksums the client announced as aws-chunked trailers become headers.
+func (b *Bench) resign(r *http.Request, what string, payload []byte, chunked bool, edit func(http.Header)) (*http.Request, error) {
+	accessKey, region, err := parseCredential(r.Header.Get("Authorization"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if accessKey != b.o.AccessKey {
+		return nil, fmt.Errorf("%s: the request is signed with another access key than Options.AccessKey", what)
 	}
 	out := r.Clone(r.Context())
 	h := out.Header
@@ -51,14 +72,18 @@ func (b *Bench) stripAndResign(r *http.Request) (*http.Request, error) {
 	for _, k := range hopHeaders {
 		h.Del(k)
 	}
-	h.Del("If-Match")
-	h.Del("If-None-Match")
+	if edit != nil {
+		edit(h)
+	}
 	h.Del("Authorization")
-	if strings.HasPrefix(h.Get("X-Amz-Content-Sha256"), "STREAMING-") {
-		if body, err = decodeAWSChunked(body); err != nil {
-			return nil, fmt.Errorf("strip-conditions: %w", err)
+	var trailer []string
+	sum := sha256.Sum256(payload)
+	if chunked {
+		for _, t := range strings.Split(h.Get("X-Amz-Trailer"), ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				trailer = append(trailer, t)
+			}
 		}
-		sum := sha256.Sum256(body)
 		h.Set("X-Amz-Content-Sha256", hex.EncodeToString(sum[:]))
 		h.Del("X-Amz-Decoded-Content-Length")
 		h.Del("X-Amz-Trailer")
@@ -73,14 +98,17 @@ func (b *Bench) stripAndResign(r *http.Request) (*http.Request, error) {
 		} else {
 			h.Set("Content-Encoding", strings.Join(enc, ","))
 		}
+	} else if v := h.Get("X-Amz-Content-Sha256"); v != "" && v != "UNSIGNED-PAYLOAD" {
+		h.Set("X-Amz-Content-Sha256", hex.EncodeToString(sum[:]))
 	}
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	out.ContentLength = int64(len(body))
+	refreshChecksums(h, payload, trailer)
+	out.Body = io.NopCloser(bytes.NewReader(payload))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }
+	out.ContentLength = int64(len(payload))
 	if h.Get("Content-Length") != "" {
 		// The server keeps the inbound Content-Length in the header map; the transport sends
 		// ContentLength instead. Sign what will be sent.
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("Content-Length", strconv.Itoa(len(payload)))
 	}
 	out.TransferEncoding = nil
 	out.Trailer = nil

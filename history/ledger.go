@@ -20,6 +20,7 @@ type LedgerEntry struct {
 	Method      string        `json:"method"`
 	Key         string        `json:"key"` // object key without the bucket ("" for bucket-level calls)
 	Query       string        `json:"query,omitempty"`
+	Keys        []string      `json:"keys,omitempty"` // DeleteObjects: the keys the batch named, as sent
 	IfMatch     string        `json:"if_match,omitempty"`
 	IfNoneMatch string        `json:"if_none_match,omitempty"`
 	Rule        string        `json:"rule,omitempty"`   // name of the rule that fired

@@ -103,7 +103,7 @@ func TestCatalogueCoversTheVariants(t *testing.T) {
 			named[k.Variant] = true
 		}
 	}
-	notInCatalogue := []string{"correct", "no-survivor-check", "no-reverify", "reuse-half-claimed", "adopt-without-identity",
+	notInCatalogue := []string{"correct", "reuse-half-claimed", "adopt-without-identity",
 		"withdraw-arbitrated", "recreate-on-404", "publish-fails-closed", "hydrate-before-seal", "fenced-not-sticky"}
 	for _, v := range variants() {
 		if !named[v] && !slices.Contains(notInCatalogue, v) {

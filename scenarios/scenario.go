@@ -166,12 +166,12 @@ var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "t
 	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted"}
 
 // HTTPActions lists the L7 actions.
-var HTTPActions = []string{"drop-response", "status", "delay", "duplicate", "strip-conditions"}
+var HTTPActions = []string{"drop-response", "status", "delay", "duplicate", "strip-conditions", "fail-delete-keys"}
 
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
 	"SeqMonotonic", "NoSpuriousFencing", "TargetAcksAreDurable", "HydrationIntegrity",
-	"OwnerNeverReadUnsealed", "StoreLinearizable", "TimeToFence"}
+	"OwnerNeverReadUnsealed", "StoreLinearizable", "RecoverySeesAcked", "TimeToFence"}
 
 // WriterIDs returns the ids of every writer a scenario may refer to: the declared ones and
 // the incarnations its restart steps create.

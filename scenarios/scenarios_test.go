@@ -7,13 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/fence"
 )
 
-var testVariants = []string{"correct", "no-sweep", "restore-before-claim", "cas-concurrent-with-metadata",
-	"ambiguous-is-fenced", "sdk-retries", "ambiguous-is-success", "conflict-is-fenced", "conflict-is-success",
-	"no-reverify", "no-term-floor", "no-readoption-guard", "target-claims-blindly", "revert-with-fresh-token",
-	"no-adoption-on-transfer", "no-segment-gates", "collection-fails-open", "accept-unenforced-store",
-	"no-seq", "404-is-retryable"}
+// testVariants is every registered protocol variant.
+var testVariants = func() []string {
+	var out []string
+	for _, v := range fence.Variants() {
+		out = append(out, string(v.Name))
+	}
+	return out
+}()
 
 func TestCatalogueIsValid(t *testing.T) {
 	cat, err := Catalogue(Options{Variants: testVariants})

@@ -126,7 +126,7 @@ func (s *minioStore) DeleteMany(ctx context.Context, keys []string) ([]KeyError,
 	if len(failed) == len(keys) && len(keys) > 0 {
 		// Every key failed: if they share a non-per-key cause (transport), report the call.
 		var se *Error
-		if errors.As(failed[0].Err, &se) && se.Status == 0 {
+		if errors.As(failed[0].Err, &se) && se.Status == 0 && se.Code == "" {
 			return failed, failed[0].Err
 		}
 	}
