@@ -2,6 +2,7 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -240,23 +241,30 @@ func Sort(ev []Event) {
 }
 
 // Encode writes events as JSON Lines.
-func Encode(w io.Writer, events []Event) error {
+func Encode(w io.Writer, events []Event) error { return encodeLines(w, events) }
+
+// Decode reads JSON Lines written by Encode. Unknown fields are an error naming the line, so
+// a history from an incompatible bench is not silently misread.
+func Decode(rd io.Reader) ([]Event, error) { return decodeLines[Event](rd, "history") }
+
+// encodeLines writes one JSON document per line.
+func encodeLines[T any](w io.Writer, items []T) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
-	for i := range events {
-		if err := enc.Encode(&events[i]); err != nil {
+	for i := range items {
+		if err := enc.Encode(&items[i]); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
 
-// Decode reads JSON Lines written by Encode. Unknown fields are an error naming the line, so
-// a history from an incompatible bench is not silently misread.
-func Decode(rd io.Reader) ([]Event, error) {
+// decodeLines reads what encodeLines wrote, strictly: an unknown field or a malformed line is
+// an error naming the line.
+func decodeLines[T any](rd io.Reader, what string) ([]T, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	var out []Event
+	var out []T
 	line := 0
 	for sc.Scan() {
 		line++
@@ -264,16 +272,16 @@ func Decode(rd io.Reader) ([]Event, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var e Event
-		dec := json.NewDecoder(bytesReader(b))
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("history: line %d: %w", line, err)
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", what, line, err)
 		}
-		out = append(out, e)
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("history: line %d: %w", line+1, err)
+		return nil, fmt.Errorf("%s: line %d: %w", what, line+1, err)
 	}
 	return out, nil
 }

@@ -1,9 +1,6 @@
 package history
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 )
@@ -38,35 +35,7 @@ type LedgerEntry struct {
 func (l LedgerEntry) Applied() bool { return l.Forwarded && l.Status >= 200 && l.Status < 300 }
 
 // EncodeLedger writes entries as JSON Lines.
-func EncodeLedger(w io.Writer, entries []LedgerEntry) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	for i := range entries {
-		if err := enc.Encode(&entries[i]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
+func EncodeLedger(w io.Writer, entries []LedgerEntry) error { return encodeLines(w, entries) }
 
-// DecodeLedger reads JSON Lines written by EncodeLedger.
-func DecodeLedger(rd io.Reader) ([]LedgerEntry, error) {
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	var out []LedgerEntry
-	line := 0
-	for sc.Scan() {
-		line++
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var e LedgerEntry
-		dec := json.NewDecoder(bytesReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("ledger: line %d: %w", line, err)
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err()
-}
+// DecodeLedger reads JSON Lines written by EncodeLedger, as strictly as Decode.
+func DecodeLedger(rd io.Reader) ([]LedgerEntry, error) { return decodeLines[LedgerEntry](rd, "ledger") }
