@@ -78,7 +78,7 @@ type Fence struct {
 	// retry at that seq that is refused may be refused by that very write, so the refusal is
 	// checked by identity before it fences.
 	unresolved int64
-	target      string
+	target     string
 }
 
 // New validates o and returns an instance that holds nothing yet. It refuses a nil store, a
