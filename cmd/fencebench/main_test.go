@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +23,24 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -74,7 +93,7 @@ func TestInterruptStopsEverything(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "FENCEBENCH_AS_MAIN=1",
 		"FENCEBENCH_ARGS=run --out "+out+" --seed 1 ../../runner/testdata/long-steady.yaml")
-	var stderr bytes.Buffer
+	var stderr syncBuffer // written by exec's copying goroutine while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -117,4 +136,22 @@ func TestInterruptStopsEverything(t *testing.T) {
 		c.Close()
 		t.Fatalf("MinIO still answers at %s after fencebench exited", endpoint)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer the child's output copier and the test may use at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
