@@ -6,7 +6,7 @@ CACHE_BIN := $(CURDIR)/.cache/bin
 MINIO := $(CACHE_BIN)/minio
 export FENCEBENCH_MINIO_BIN ?= $(MINIO)
 
-.PHONY: run smoke test minio lint bench
+.PHONY: run smoke test minio images lint bench
 
 # The main job: the whole catalogue with the kill matrix against an embedded MinIO. The report
 # is written under results/<run-id>/ and its path printed at the end.
@@ -26,6 +26,19 @@ $(MINIO):
 	@mkdir -p $(CACHE_BIN)
 	@echo "building MinIO ($(MINIO_MODULE)) into .cache/bin; the first build takes a few minutes"
 	CGO_ENABLED=0 GOBIN=$(CACHE_BIN) $(GO) install $(MINIO_MODULE)
+
+# FROM scratch images of the static MinIO and toxiproxy-server binaries, for the containers
+# stack and compose/docker-compose.yml where no registry is reachable.
+STATIC := $(CURDIR)/.cache/static
+TOXIPROXY := $(STATIC)/toxiproxy
+
+images: minio $(TOXIPROXY)
+	$(GO) run ./compose/mkimages || { echo "no static MinIO: building one into $(STATIC)"; \
+		CGO_ENABLED=0 GOBIN=$(STATIC) $(GO) install $(MINIO_MODULE) && $(GO) run ./compose/mkimages; }
+
+$(TOXIPROXY):
+	@mkdir -p $(STATIC)
+	CGO_ENABLED=0 $(GO) build -o $(TOXIPROXY) github.com/Shopify/toxiproxy/v2/cmd/server
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

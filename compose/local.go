@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -65,6 +66,10 @@ type LocalOptions struct {
 	Binary  string // "" = FindMinIO
 	Bucket  string // "" = "fencebench"
 	LogPath string // "" = <data dir>/minio.log, removed with it
+	// CertsDir, when set, is passed to MinIO as --certs-dir: holding public.crt and private.key
+	// (see WriteSelfSignedCert), it makes MinIO serve HTTPS only, and the server's clients trust
+	// public.crt alone.
+	CertsDir string
 	// ReadyTimeout bounds the wait for the server to answer; 0 means 60s.
 	ReadyTimeout time.Duration
 }
@@ -77,6 +82,7 @@ type Local struct {
 	SecretKey string
 	LogPath   string
 
+	rootCAs *x509.CertPool // the self-signed certificate of an HTTPS server
 	cmd     *exec.Cmd
 	dataDir string
 	logFile *os.File
@@ -85,14 +91,17 @@ type Local struct {
 	stop    sync.Once
 }
 
-// Config returns a store.Config for this server (path-style addressing).
+// Config returns a store.Config for this server (path-style addressing; for an HTTPS server,
+// trusting its certificate only).
 func (l *Local) Config() store.Config {
 	return store.Config{Endpoint: l.Endpoint, Bucket: l.Bucket, AccessKey: l.AccessKey,
-		SecretKey: l.SecretKey, PathStyle: true, Region: "us-east-1"}
+		SecretKey: l.SecretKey, PathStyle: true, Region: "us-east-1", RootCAs: l.rootCAs}
 }
 
 // Addr is the server's host:port.
-func (l *Local) Addr() string { return strings.TrimPrefix(l.Endpoint, "http://") }
+func (l *Local) Addr() string {
+	return strings.TrimPrefix(strings.TrimPrefix(l.Endpoint, "http://"), "https://")
+}
 
 func randHex(n int) string {
 	b := make([]byte, n)
@@ -144,12 +153,26 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compose: find a free port: %w", err)
 	}
+	scheme := "http"
+	var rootCAs *x509.CertPool
+	if opts.CertsDir != "" {
+		pem, err := os.ReadFile(filepath.Join(opts.CertsDir, "public.crt"))
+		if err != nil {
+			return nil, fmt.Errorf("compose: certs dir: %w", err)
+		}
+		rootCAs = x509.NewCertPool()
+		if !rootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("compose: %s holds no PEM certificate", filepath.Join(opts.CertsDir, "public.crt"))
+		}
+		scheme = "https"
+	}
 	dataDir, err := os.MkdirTemp("", "fencebench-minio-")
 	if err != nil {
 		return nil, fmt.Errorf("compose: data dir: %w", err)
 	}
 	l := &Local{
-		Endpoint:  fmt.Sprintf("http://127.0.0.1:%d", port),
+		Endpoint:  fmt.Sprintf("%s://127.0.0.1:%d", scheme, port),
+		rootCAs:   rootCAs,
 		Bucket:    opts.Bucket,
 		AccessKey: "fb" + randHex(8),
 		SecretKey: randHex(20),
@@ -167,8 +190,12 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		os.RemoveAll(dataDir)
 		return nil, fmt.Errorf("compose: log file: %w", err)
 	}
-	cmd := exec.Command(bin, "server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport), filepath.Join(dataDir, "data"))
+	args := []string{"server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport)}
+	if opts.CertsDir != "" {
+		args = append(args, "--certs-dir", opts.CertsDir)
+	}
+	cmd := exec.Command(bin, append(args, filepath.Join(dataDir, "data"))...)
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+l.AccessKey,
 		"MINIO_ROOT_PASSWORD="+l.SecretKey,
@@ -206,7 +233,7 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 
 func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	client := &http.Client{Timeout: time.Second, Transport: store.NewTransport(nil)}
+	client := l.Config().HTTPClient(time.Second)
 	for {
 		select {
 		case <-l.done:

@@ -39,5 +39,9 @@
 //     (Heal or Partition while a call is in flight) can still lose it; the client's own error is
 //     then the better witness. Latency and reset act on the request direction, before the L7
 //     proxy, so they do not make the ledger lie in steady state.
-//   - The store is reached over plain HTTP at [Options.Upstream].
+//   - The store is reached at [Options.Upstream] over plain HTTP, or over HTTPS when
+//     [Options.UpstreamTLS] is set: the L7 listeners then terminate TLS with certificates of a
+//     run-local [CA] that only the writers' clients trust, and the proxy opens its own verified
+//     TLS connection to the store. Toxiproxy stays at TCP level either way; HTTP/2 is not
+//     spoken on the paths.
 package faults

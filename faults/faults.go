@@ -2,6 +2,8 @@ package faults
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +29,18 @@ var ErrClosed = errors.New("faults: bench closed")
 
 // Options configure a [Bench].
 type Options struct {
-	// Upstream is the store's host:port, reached over plain HTTP (e.g. a local MinIO).
+	// Upstream is the store's host:port, reached over plain HTTP (e.g. a local MinIO) unless
+	// UpstreamTLS is set.
 	Upstream string
+	// UpstreamTLS, when set, makes the store an HTTPS endpoint. The proxy then re-originates
+	// TLS to Upstream with this configuration (its RootCAs are the user's trust, nil meaning the
+	// system roots; its ServerName, the endpoint's host name, "" meaning Upstream's host), and
+	// every L7 listener terminates TLS with a certificate for that host name signed by CA.
+	// Clients of the paths must then trust [Bench.RootCAs] and nothing else.
+	UpstreamTLS *tls.Config
+	// CA signs the L7 listeners' certificates when UpstreamTLS is set; nil means New creates one
+	// for the bench. A run shares one CA across its benches.
+	CA *CA
 	// Bucket is the bucket the clients use. It lets the L7 proxy recognise virtual-hosted
 	// requests (Host "bucket.…"); path-style requests ("/bucket/key") need no configuration.
 	Bucket string
@@ -58,6 +70,8 @@ type Bench struct {
 	tp     *toxiproxy.ApiServer
 	tr     *http.Transport
 	rp     *httputil.ReverseProxy
+	srvTLS *tls.Config // the L7 listeners' TLS; nil for plain HTTP
+	ca     *CA
 	ctx    context.Context // canceled by Close: bounds every request towards the store
 	cancel context.CancelFunc
 	nextID atomic.Int64
@@ -104,8 +118,29 @@ func New(o Options) (*Bench, error) {
 		IdleConnTimeout:     30 * time.Second,
 		DisableCompression:  true, // never add Accept-Encoding: forward what the client sent
 	}
-	b.ctx, b.cancel = context.WithCancel(context.Background())
 	up := &url.URL{Scheme: "http", Host: o.Upstream}
+	if o.UpstreamTLS != nil {
+		host, _, _ := net.SplitHostPort(o.Upstream)
+		ct := o.UpstreamTLS.Clone()
+		if ct.ServerName == "" {
+			ct.ServerName = host
+		}
+		if ct.MinVersion == 0 {
+			ct.MinVersion = tls.VersionTLS12
+		}
+		b.tr.TLSClientConfig = ct
+		b.tr.TLSHandshakeTimeout = 10 * time.Second
+		up.Scheme = "https"
+		b.ca = o.CA
+		if b.ca == nil {
+			var err error
+			if b.ca, err = NewCA(); err != nil {
+				return nil, err
+			}
+		}
+		b.srvTLS = b.ca.serverConfig(ct.ServerName)
+	}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(up)
@@ -117,6 +152,15 @@ func New(o Options) (*Bench, error) {
 		ErrorLog:       slog.NewLogLogger(b.log.Handler(), slog.LevelDebug),
 	}
 	return b, nil
+}
+
+// RootCAs is the trust a client of the paths needs: the pool of the CA that signs the L7
+// listeners' certificates, or nil when the paths speak plain HTTP.
+func (b *Bench) RootCAs() *x509.CertPool {
+	if b.ca == nil {
+		return nil
+	}
+	return b.ca.Pool()
 }
 
 // Path returns the writer's fault path, creating it (its Toxiproxy proxy and its L7 listener)

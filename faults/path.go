@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -82,9 +83,15 @@ func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
 		Handler:  http.HandlerFunc(p.serveHTTP),
 		ErrorLog: log.New(discard{}, "", 0),
 	}
+	serve := ln
+	if b.srvTLS != nil {
+		// HTTP/1.1 only: no h2 upgrade, whatever the client offers.
+		p.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+		serve = tls.NewListener(ln, b.srvTLS)
+	}
 	go func() {
 		defer close(p.served)
-		_ = p.srv.Serve(ln)
+		_ = p.srv.Serve(serve)
 	}()
 	p.proxy = toxiproxy.NewProxy(b.tp, p.proxyName(), "127.0.0.1:0", p.l7)
 	if err := b.tp.Collection.Add(p.proxy, true); err != nil {

@@ -75,6 +75,7 @@ type runner struct {
 	env  Env
 	dir  string
 	log  *slog.Logger
+	ca   *faults.CA // signs the fault paths' certificates when the store speaks HTTPS
 }
 
 // storeTimeout bounds every store call of a writer: a blackholed request fails at this
@@ -175,7 +176,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
 	cfg := cr.r.env.Config()
 	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
-		Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey})
+		Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
 	if err != nil {
 		return harnessf("fault paths: %v", err)
 	}
@@ -298,6 +299,11 @@ func (cr *cellRun) storeFor(id string) (store.Store, error) {
 	}
 	cfg := cr.r.env.Config()
 	cfg.DialContext = p.DialContext
+	if ca := cr.fb.RootCAs(); ca != nil {
+		// The path's TLS listener speaks for the endpoint with a run-local certificate: the
+		// writer trusts that CA and nothing else.
+		cfg.RootCAs = ca
+	}
 	cfg.Timeout = storeTimeout
 	if cr.variant == fence.SDKRetries {
 		cfg.MaxAttempts = 3

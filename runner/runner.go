@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 )
@@ -41,20 +42,6 @@ type StoreInfo struct {
 	Server   string `json:"server"`
 	Bucket   string `json:"bucket"`
 }
-
-// LocalEnv adapts an embedded MinIO to Env.
-type LocalEnv struct{ *compose.Local }
-
-// Upstream implements Env.
-func (l LocalEnv) Upstream() string { return l.Addr() }
-
-// Info implements Env.
-func (l LocalEnv) Info() StoreInfo {
-	return StoreInfo{Stack: "local", Endpoint: l.Endpoint, Server: "MinIO " + strings.TrimPrefix(compose.MinIOPin, "github.com/minio/minio@"), Bucket: l.Bucket}
-}
-
-// LogPath implements Env.
-func (l LocalEnv) LogPath() string { return l.Local.LogPath }
 
 // Options configure a run.
 type Options struct {
@@ -211,6 +198,13 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Prefix: opts.Prefix,
 		Command: opts.Command, Version: opts.BenchVersion}
 	r := &runner{opts: opts, env: env, dir: dir, log: log}
+	if upstreamTLS(env.Config()) != nil {
+		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists
+		// only in this process, for this run.
+		if r.ca, err = faults.NewCA(); err != nil {
+			return nil, fmt.Errorf("runner: run-local CA: %w", err)
+		}
+	}
 	for i, c := range cells {
 		if ctx.Err() != nil {
 			res := &CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,

@@ -34,7 +34,7 @@ func NewAWS(cfg Config) (Store, error) {
 		Region:                       cfg.region(),
 		BaseEndpoint:                 aws.String(cfg.Endpoint),
 		UsePathStyle:                 cfg.PathStyle,
-		Credentials:                  credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, ""),
+		Credentials:                  credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
 		HTTPClient:                   &http.Client{Transport: cfg.transport()},
 		RetryMaxAttempts:             cfg.attempts(),
 		RequestChecksumCalculation:   aws.RequestChecksumCalculationWhenRequired,

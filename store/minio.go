@@ -30,7 +30,7 @@ func NewMinio(cfg Config) (Store, error) {
 		lookup = minio.BucketLookupPath
 	}
 	c, err := minio.New(u.Host, &minio.Options{
-		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
 		Secure:       u.Scheme == "https",
 		Transport:    cfg.transport(),
 		Region:       cfg.region(),

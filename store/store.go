@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -150,6 +152,9 @@ type Config struct {
 	Bucket    string
 	AccessKey string
 	SecretKey string
+	// SessionToken is the temporary credentials' token (AWS_SESSION_TOKEN), "" for long-term
+	// keys. Like SecretKey it is never printed.
+	SessionToken string
 	// PathStyle selects path-style addressing (bucket in the path). MinIO needs it.
 	PathStyle bool
 	// Timeout bounds every call; 0 means 10s.
@@ -162,8 +167,11 @@ type Config struct {
 	// request still names the real endpoint (Host header and signature stay valid) but the
 	// bytes travel the caller's path, e.g. a per-writer fault path.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Transport, when set, replaces the adapter's transport entirely (DialContext is then
-	// ignored). Used by tests that wrap a transport.
+	// RootCAs, when set, are the only certificate authorities an https Endpoint is verified
+	// against (a private CA, or a fault path's run-local CA); nil means the system roots.
+	RootCAs *x509.CertPool
+	// Transport, when set, replaces the adapter's transport entirely (DialContext and RootCAs
+	// are then ignored). Used by tests that wrap a transport.
 	Transport http.RoundTripper
 }
 
@@ -215,7 +223,17 @@ func (c Config) transport() http.RoundTripper {
 	if c.Transport != nil {
 		return c.Transport
 	}
-	return NewTransport(c.DialContext)
+	t := NewTransport(c.DialContext)
+	if c.RootCAs != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12}
+	}
+	return t
+}
+
+// HTTPClient returns a plain HTTP client with the config's transport (its dialer and trust),
+// for the few calls outside the Store interface (health checks, bucket creation).
+func (c Config) HTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: c.transport()}
 }
 
 // New builds the adapter named by client.

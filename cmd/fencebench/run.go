@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/fence"
@@ -30,6 +31,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
 	runID := fs.String("run-id", "", "name of the run's folder (default: the start time)")
 	verbose := fs.Bool("v", false, "debug logs")
+	var sf stackFlags
+	sf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue.\n\nflags:")
 		fs.PrintDefaults()
@@ -64,15 +67,31 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	tty := isTerminal(stderr)
+	// Credentials never reach the output: the run does not print them, and whatever it
+	// prints passes a redactor that knows them anyway.
+	red := &redactor{}
+	stdout, stderr = red.writer(stdout), red.writer(stderr)
 	var logger *slog.Logger
 	if tty && !*verbose {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	} else {
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
+	if *runID == "" {
+		*runID = time.Now().UTC().Format("20060102T150405Z")
+	}
+	st, err := sf.open(ctx, *runID, filepath.Join(*out, *runID), logger, red)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
+		if isBadStack(err) {
+			return exitBadInput
+		}
+		return exitHarness
+	}
+	defer st.stop()
 	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
-		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(args, " "), BenchVersion: version,
-		Report: writeReports}
+		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
+		Report: writeReports, Env: st.env, Prefix: st.prefix, Cleanup: st.cleanup}
 	if tty {
 		opts.Progress = progressBar(stderr)
 	}
@@ -80,6 +99,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
 		return exitHarness
+	}
+	if n, err := red.scrubFiles(sum.Dir); err != nil || n > 0 {
+		fmt.Fprintf(stderr, "fencebench run: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
 	}
 	printSummary(stdout, sum)
 	if ctx.Err() != nil {
