@@ -112,7 +112,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func printSummary(w io.Writer, sum *runner.Summary) {
-	fmt.Fprintf(w, "\n%-44s %-13s %-8s %6s %s\n", "CELL", "VERDICT", "SEED", "ACKED", "WHY")
+	width := len("CELL")
+	for _, c := range sum.Cells {
+		width = max(width, len(c.ID))
+	}
+	fmt.Fprintf(w, "\n%-*s %-12s %-20s %6s %s\n", width, "CELL", "VERDICT", "SEED", "ACKED", "WHY")
 	for _, c := range sum.Cells {
 		why := ""
 		if len(c.Result.Reasons) > 0 {
@@ -130,7 +134,7 @@ func printSummary(w io.Writer, sum *runner.Summary) {
 				verdict = "SURVIVED"
 			}
 		}
-		fmt.Fprintf(w, "%-44s %-13s %-8d %6d %s\n", c.ID, verdict, c.Seed, c.Result.Acked, why)
+		fmt.Fprintf(w, "%-*s %-12s %-20d %6d %s\n", width, c.ID, verdict, c.Seed, c.Result.Acked, why)
 	}
 	counts := sum.Counts()
 	fmt.Fprintf(w, "\n%d cells: %d pass, %d fail, %d inconclusive, %d error in %v\n", len(sum.Cells),
