@@ -148,8 +148,9 @@ type cellRun struct {
 
 	mu       sync.Mutex
 	harness  []error
-	rules    map[string][]string // writer -> installed L7 rule names
-	l4open   map[string][]string // writer -> open L4 fault names
+	rules    map[string][]string                            // writer -> installed L7 rule names
+	l4open   map[string][]string                            // writer -> open L4 fault names
+	l4apply  map[string]map[string]func(*faults.Path) error // writer -> fault name -> how to put it back
 	bg       sync.WaitGroup
 	stopping bool
 }
@@ -183,6 +184,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 	defer cr.fb.Close()
 	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
 	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
+	cr.l4apply = map[string]map[string]func(*faults.Path) error{}
 
 	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}

@@ -30,7 +30,7 @@ func (cr *cellRun) follow(ctx context.Context, plan []Planned) {
 		case "flap-on":
 			cr.l4(st.Params.Writer, st.FaultName(), func(path *faults.Path) error { return path.Partition(faults.Refuse) })
 		case "flap-off":
-			cr.healPath(st.Params.Writer)
+			cr.unflap(st.Params.Writer, st.FaultName())
 		default:
 			cr.exec(ctx, st)
 		}
@@ -247,10 +247,45 @@ func (cr *cellRun) l4(writer, name string, apply func(*faults.Path) error) {
 	if first {
 		cr.l4open[writer] = append(cr.l4open[writer], name)
 	}
+	if cr.l4apply[writer] == nil {
+		cr.l4apply[writer] = map[string]func(*faults.Path) error{}
+	}
+	cr.l4apply[writer][name] = apply
 	cr.mu.Unlock()
 	if first {
 		cr.rec.Record(history.Event{Kind: history.FaultStart, Writer: writer, Detail: name})
 	}
+}
+
+// unflap ends one "on" phase of a flap: the path is healed (the only way to lift a
+// partition) and every other network fault still open on it is put back, unchanged.
+func (cr *cellRun) unflap(writer, name string) {
+	p := cr.path(writer)
+	if p == nil {
+		return
+	}
+	if err := p.Heal(); err != nil {
+		cr.fail(fmt.Errorf("heal %s: %w", writer, err))
+	}
+	cr.mu.Lock()
+	var keep []string
+	var again []func(*faults.Path) error
+	for _, n := range cr.l4open[writer] {
+		if n == name {
+			continue
+		}
+		keep = append(keep, n)
+		again = append(again, cr.l4apply[writer][n])
+	}
+	cr.l4open[writer] = keep
+	delete(cr.l4apply[writer], name)
+	cr.mu.Unlock()
+	for _, apply := range again {
+		if err := apply(p); err != nil {
+			cr.fail(fmt.Errorf("restore a fault on %s after a flap: %w", writer, err))
+		}
+	}
+	cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: writer, Detail: name})
 }
 
 func (cr *cellRun) healPath(writer string) {
@@ -264,6 +299,7 @@ func (cr *cellRun) healPath(writer string) {
 	cr.mu.Lock()
 	open := cr.l4open[writer]
 	delete(cr.l4open, writer)
+	delete(cr.l4apply, writer)
 	cr.mu.Unlock()
 	for _, name := range open {
 		cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: writer, Detail: name})
@@ -321,6 +357,13 @@ func (cr *cellRun) endWindow(st scenarios.Step) {
 		if w := cr.cluster.Writer(st.Params.Writer); w != nil {
 			w.Resume()
 			cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: st.Params.Writer, Detail: st.FaultName()})
+		}
+	case "flap":
+		cr.mu.Lock()
+		on := contains(cr.l4open[st.Params.Writer], st.FaultName())
+		cr.mu.Unlock()
+		if on {
+			cr.unflap(st.Params.Writer, st.FaultName())
 		}
 	default:
 		cr.healPath(st.Params.Writer)
