@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -249,6 +250,24 @@ func TestPrefixIsFreshAndCleaned(t *testing.T) {
 	for k, want := range map[string]string{base + "busy/someone-elses": "theirs", base + "neighbour": "untouched"} {
 		if o, err := st.Get(ctx, k); err != nil || string(o.Body) != want {
 			t.Fatalf("%s: got %q, %v; the run must not touch objects outside its prefix", k, o.Body, err)
+		}
+	}
+}
+
+// TestNothingImportsTheRunner keeps runner the composition root: no package but the command
+// (tests aside) imports it.
+func TestNothingImportsTheRunner(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "github.com/fencebench/fencebench/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] == "github.com/fencebench/fencebench/cmd/fencebench" {
+			continue
+		}
+		if slices.Contains(f[1:], "github.com/fencebench/fencebench/runner") {
+			t.Errorf("%s imports runner; only cmd/fencebench may", f[0])
 		}
 	}
 }

@@ -3,6 +3,7 @@
 // Subcommands:
 //
 //	run [flags] [files | dirs | names] run scenarios and write results/<run-id>/
+//	certify [flags]                   probe a store's conditional writes: can it carry fencing?
 //	validate [files | dirs | names]   check scenarios without running anything
 //	report <results/run-id>           judge a stored run again and rewrite its reports
 //	list                              the shipped scenarios and the protocol variants
@@ -43,6 +44,8 @@ func usage(w io.Writer) {
 
 commands:
   run [flags] [files | dirs | names] run scenarios (default: the whole catalogue); -h for flags
+  certify [--stack ... (as run)] [--client minio-go|aws-sdk|both] [--keys N] [--out dir] [--json]
+                                    probe a store's conditional writes; exit 0 certified, 1 a HARD probe failed
   validate [files | dirs | names]   check scenarios without running anything
   report <results/run-id>           judge a stored run again and rewrite its reports
   list                              the shipped scenarios and the protocol variants
@@ -60,6 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(ctx, args[1:], stdout, stderr)
+	case "certify":
+		return certifyCmd(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
 	case "report":

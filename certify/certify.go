@@ -1,0 +1,564 @@
+package certify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/store"
+)
+
+// Class says what failing a probe means.
+type Class string
+
+// The probe classes.
+const (
+	// Hard marks a probe whose failure disqualifies the store.
+	Hard Class = "HARD"
+	// Informational marks a probe that is recorded but never decides the certification.
+	Informational Class = "INFO"
+)
+
+// Verdict is the outcome of one probe.
+type Verdict string
+
+// The probe verdicts.
+const (
+	// Pass: the store behaved as the probe requires.
+	Pass Verdict = "pass"
+	// Fail: the store did something the probe rules out.
+	Fail Verdict = "fail"
+	// Info: the probe records an observation and requires nothing.
+	Info Verdict = "info"
+	// Error: the probe could not be judged (no answer, a harness problem).
+	Error Verdict = "error"
+)
+
+// Overall is the verdict of a whole report.
+type Overall string
+
+// The report verdicts.
+const (
+	// Certified: every HARD probe passed.
+	Certified Overall = "certified"
+	// NotCertified: at least one HARD probe failed.
+	NotCertified Overall = "not certified"
+	// Inconclusive: no HARD probe failed, but at least one could not be judged.
+	Inconclusive Overall = "inconclusive"
+)
+
+// Options configure a certification run.
+type Options struct {
+	// Store describes the certified store in the report (no credentials).
+	Store StoreInfo
+	// Clients are the store adapters to certify; nil means every adapter ([store.Clients]).
+	// Every probe runs once per client.
+	Clients []store.Client
+	// Keys is how many fresh keys each race of B9 and B10 is repeated over (per racer count),
+	// the number of CAS rounds per writer in B11 and the number of iterations of D17; 0 means
+	// [DefaultKeys].
+	Keys int
+	// Racers are the racer counts of B9 and B10; nil means [DefaultRacers].
+	Racers []int
+	// Writers is the number of concurrent writers of the CAS chain (B11); 0 means 4.
+	Writers int
+	// Probes, when set, restricts the run to these probe IDs (e.g. "A1", "B9").
+	Probes []string
+	// Prefix is the key prefix the run confines itself to; it must end in "/" and hold no
+	// object when the run starts.
+	Prefix string
+	// Cleanup deletes every object under Prefix when the run ends.
+	Cleanup bool
+	// Wrap, when set, wraps every store client the probes use (not the one that claims and
+	// cleans the prefix, nor the plain aws-sdk-go-v2 client E19 and E20 send conditional
+	// deletes with). It lets a caller certify a store adapter of its own, for instance one
+	// that models a broken store.
+	Wrap func(client store.Client, s store.Store) store.Store
+	// Logger receives debug records; nil discards them.
+	Logger *slog.Logger
+	// Progress, when set, is called after every probe with its result.
+	Progress func(Result)
+}
+
+// DefaultKeys is the default of [Options.Keys].
+const DefaultKeys = 50
+
+// DefaultRacers is the default of [Options.Racers]: the racer counts of B9 and B10.
+var DefaultRacers = []int{2, 8, 32}
+
+// Result is the outcome of one probe with one store client.
+type Result struct {
+	// ID is the probe's ID ("A1", "B9", ...), Title its name and Class its class.
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Class Class  `json:"class"`
+	// Client is the store adapter the probe ran with ("minio-go" or "aws-sdk").
+	Client string `json:"client"`
+	// Asserts says what the probe checks (or records).
+	Asserts string  `json:"asserts"`
+	Verdict Verdict `json:"verdict"`
+	// Observed is what the store did, in one sentence.
+	Observed string `json:"observed"`
+	// Details are further observations, one per line: counters, the first counterexamples,
+	// the answers of individual requests.
+	Details []string `json:"details,omitempty"`
+	// Facts are the probe's observations as stable key/value pairs, for machines (for
+	// example A5's "answer": "404").
+	Facts map[string]string `json:"facts,omitempty"`
+	// Duration is how long the probe took.
+	Duration time.Duration `json:"duration"`
+}
+
+// Report is the outcome of a certification run.
+type Report struct {
+	// Store describes the store certified, without credentials.
+	Store StoreInfo `json:"store"`
+	// Prefix is the key prefix the run confined itself to.
+	Prefix string `json:"prefix"`
+	// Clients, Keys, Racers and Writers are the run's options after defaults.
+	Clients []string `json:"clients"`
+	Keys    int      `json:"keys"`
+	Racers  []int    `json:"racers"`
+	Writers int      `json:"writers"`
+	// Started and Duration time the whole run.
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	// Command and Version describe the bench that produced the report; the caller fills them.
+	Command string `json:"command,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Cleanup says what became of the run's objects when Options.Cleanup was set.
+	Cleanup string `json:"cleanup,omitempty"`
+	// Verdict is the overall verdict, decided by the HARD probes alone.
+	Verdict Overall `json:"verdict"`
+	// Results holds one result per probe and client, in run order (client by client).
+	Results []Result `json:"results"`
+}
+
+// HardFailures returns the HARD probes that failed.
+func (r *Report) HardFailures() []Result {
+	var out []Result
+	for _, x := range r.Results {
+		if x.Class == Hard && x.Verdict == Fail {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Counts tallies the results by verdict.
+func (r *Report) Counts() map[Verdict]int {
+	m := map[Verdict]int{}
+	for _, x := range r.Results {
+		m[x.Verdict]++
+	}
+	return m
+}
+
+// judge sets the overall verdict from the results.
+func (r *Report) judge() {
+	r.Verdict = Certified
+	for _, x := range r.Results {
+		if x.Class != Hard {
+			continue
+		}
+		switch x.Verdict {
+		case Fail:
+			r.Verdict = NotCertified
+			return
+		case Error:
+			r.Verdict = Inconclusive
+		}
+	}
+}
+
+// StoreInfo identifies the certified store in the report, without credentials. It has the
+// fields of the runner's description, so an environment's Info converts to it directly.
+type StoreInfo struct {
+	Stack    string `json:"stack"`
+	Endpoint string `json:"endpoint"`
+	Server   string `json:"server"`
+	Bucket   string `json:"bucket"`
+}
+
+// Env is the store to certify, as the bench's environments provide it: how clients reach the
+// bucket, the host:port fault paths forward to, and whether it is still up. Options.Store
+// describes it in the report.
+type Env interface {
+	Config() store.Config
+	Upstream() string
+	Alive() bool
+}
+
+// Run certifies the store of env. It returns an error only when the run could not start (the
+// store is unreachable, the prefix is not fresh, the options are invalid); everything the
+// probes found is in the report.
+func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	probes, err := Select(opts.Probes)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg := env.Config()
+	admin, err := store.New(store.ClientMinio, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("certify: store client: %w", err)
+	}
+	if err := claimPrefix(ctx, admin, opts.Prefix); err != nil {
+		return nil, err
+	}
+	rep := &Report{Store: opts.Store, Prefix: opts.Prefix, Keys: opts.Keys, Racers: opts.Racers,
+		Writers: opts.Writers, Started: time.Now()}
+	for _, c := range opts.Clients {
+		rep.Clients = append(rep.Clients, string(c))
+	}
+	b := &bench{env: env, cfg: cfg, opts: opts, log: log}
+	for _, c := range opts.Clients {
+		for _, p := range probes {
+			var res Result
+			switch {
+			case ctx.Err() != nil:
+				res = p.result(c)
+				res.Verdict, res.Observed = Error, "not run: interrupted ("+context.Cause(ctx).Error()+")"
+			case !env.Alive():
+				res = p.result(c)
+				res.Verdict, res.Observed = Error, "not run: the store died"
+			default:
+				res = b.run(ctx, p, c)
+			}
+			log.Debug("probe done", "probe", p.ID, "client", c, "verdict", res.Verdict, "took", res.Duration)
+			rep.Results = append(rep.Results, res)
+			if opts.Progress != nil {
+				opts.Progress(res)
+			}
+		}
+	}
+	if opts.Cleanup {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		n, err := cleanPrefix(cctx, admin, opts.Prefix)
+		cancel()
+		if err != nil {
+			rep.Cleanup = fmt.Sprintf("failed after deleting %d objects: %v", n, err)
+			log.Error("cleanup of the certification prefix failed", "prefix", opts.Prefix, "deleted", n, "err", err)
+		} else {
+			rep.Cleanup = fmt.Sprintf("deleted the %d objects under the prefix", n)
+			log.Info("cleaned up the certification prefix", "prefix", opts.Prefix, "deleted", n)
+		}
+	}
+	rep.Duration = time.Since(rep.Started)
+	rep.judge()
+	return rep, nil
+}
+
+func (o *Options) normalize() error {
+	if o.Clients == nil {
+		o.Clients = slices.Clone(store.Clients)
+	}
+	if len(o.Clients) == 0 {
+		return errors.New("certify: no store client")
+	}
+	for _, c := range o.Clients {
+		if !slices.Contains(store.Clients, c) {
+			return fmt.Errorf("certify: unknown store client %q (want minio-go or aws-sdk)", c)
+		}
+	}
+	if o.Keys == 0 {
+		o.Keys = DefaultKeys
+	}
+	if o.Keys < 1 {
+		return fmt.Errorf("certify: keys %d: want at least 1", o.Keys)
+	}
+	if o.Racers == nil {
+		o.Racers = slices.Clone(DefaultRacers)
+	}
+	for _, n := range o.Racers {
+		if n < 2 {
+			return fmt.Errorf("certify: a race needs at least 2 racers, got %d", n)
+		}
+	}
+	if o.Writers == 0 {
+		o.Writers = 4
+	}
+	if o.Writers < 2 {
+		return fmt.Errorf("certify: the CAS chain needs at least 2 writers, got %d", o.Writers)
+	}
+	if !strings.HasSuffix(o.Prefix, "/") || strings.HasPrefix(o.Prefix, "/") {
+		return fmt.Errorf("certify: prefix %q must end in / and not start with one", o.Prefix)
+	}
+	return nil
+}
+
+// claimPrefix refuses a prefix that already holds objects: the run works only inside a fresh
+// prefix, so everything it later finds or deletes there is its own.
+func claimPrefix(ctx context.Context, s store.Store, prefix string) error {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	es, err := s.List(lctx, prefix)
+	if err != nil {
+		return fmt.Errorf("certify: cannot list the prefix %q: %w", prefix, err)
+	}
+	if len(es) > 0 {
+		return fmt.Errorf("certify: refusing to run: the prefix %q already holds %d objects (first: %s); "+
+			"certification only works inside a fresh prefix", prefix, len(es), es[0].Key)
+	}
+	return nil
+}
+
+// cleanPrefix deletes every object under prefix, which the run owns entirely.
+func cleanPrefix(ctx context.Context, s store.Store, prefix string) (int, error) {
+	es, err := s.List(ctx, prefix)
+	if err != nil {
+		return 0, err
+	}
+	var keys []string
+	for _, e := range es {
+		if strings.HasPrefix(e.Key, prefix) {
+			keys = append(keys, e.Key)
+		}
+	}
+	failed, err := s.DeleteMany(ctx, keys)
+	if err != nil {
+		return 0, err
+	}
+	if len(failed) > 0 {
+		return len(keys) - len(failed), fmt.Errorf("%d objects not deleted, first: %v", len(failed), failed[0])
+	}
+	return len(keys), nil
+}
+
+// bench is what every probe of a run shares.
+type bench struct {
+	env  Env
+	cfg  store.Config
+	opts Options
+	log  *slog.Logger
+}
+
+// run executes one probe with one client and turns whatever happened into a Result.
+func (b *bench) run(ctx context.Context, p Probe, c store.Client) (res Result) {
+	t := &trial{bench: b, ctx: ctx, client: c, base: fmt.Sprintf("%s%s/%s/", b.opts.Prefix, c, p.ID),
+		facts: map[string]string{}}
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			t.errorf("the probe panicked: %v\n%s", r, debug.Stack())
+		}
+		res = p.result(c)
+		res.Duration = time.Since(start)
+		res.Verdict, res.Observed, res.Details = t.verdict(), t.observed, t.details
+		if len(t.facts) > 0 {
+			res.Facts = t.facts
+		}
+		if res.Observed == "" && len(t.problems) > 0 {
+			res.Observed = t.problems[0]
+		}
+	}()
+	var err error
+	if t.s, err = t.newStore(store.Config{}); err != nil {
+		t.errorf("store client: %v", err)
+		return
+	}
+	if t.peer, err = t.newStore(store.Config{}); err != nil {
+		t.errorf("store client: %v", err)
+		return
+	}
+	p.run(ctx, t)
+	return
+}
+
+// trial is one probe running with one client. Its methods collect what the probe saw; the
+// verdict is the worst of what was reported: fail, then error, then info, then pass.
+type trial struct {
+	*bench
+	ctx    context.Context
+	client store.Client
+	base   string      // the probe's key prefix
+	s      store.Store // the probe's client
+	peer   store.Store // a second client with its own connections
+
+	failed, errored, info bool
+	observed              string
+	problems              []string
+	details               []string
+	facts                 map[string]string
+}
+
+// maxDetails bounds the detail lines of one result.
+const maxDetails = 40
+
+func (t *trial) detail(format string, a ...any) {
+	if len(t.details) == maxDetails {
+		t.details = append(t.details, "(further details omitted)")
+	}
+	if len(t.details) < maxDetails {
+		t.details = append(t.details, fmt.Sprintf(format, a...))
+	}
+}
+
+// failf records a violation: the store did something the probe rules out.
+func (t *trial) failf(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	t.failed = true
+	t.problems = append(t.problems, msg)
+	t.detail("FAIL: %s", msg)
+}
+
+// errorf records that something could not be judged.
+func (t *trial) errorf(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	t.errored = true
+	t.problems = append(t.problems, msg)
+	t.detail("ERROR: %s", msg)
+}
+
+// observe sets the one-sentence observation.
+func (t *trial) observe(format string, a ...any) { t.observed = fmt.Sprintf(format, a...) }
+
+// record marks the result as an observation only (verdict info unless something failed).
+func (t *trial) record() { t.info = true }
+
+func (t *trial) fact(k, v string) { t.facts[k] = v }
+
+func (t *trial) verdict() Verdict {
+	switch {
+	case t.failed:
+		return Fail
+	case t.errored:
+		return Error
+	case t.info:
+		return Info
+	default:
+		return Pass
+	}
+}
+
+// bad reports whether the probe already holds a failure or an error.
+func (t *trial) bad() bool { return t.failed || t.errored }
+
+// short is key without the probe's prefix, for messages.
+func (t *trial) short(key string) string { return strings.TrimPrefix(key, t.base) }
+
+// key returns a fresh key under the probe's prefix.
+func (t *trial) key(name string) string { return t.base + name + "-" + nonce() }
+
+// newStore builds a fresh client (its own transport, so its own connections) of the trial's
+// kind. Non-zero fields of tweak override the environment's configuration.
+func (t *trial) newStore(tweak store.Config) (store.Store, error) {
+	cfg := t.cfg
+	if tweak.DialContext != nil {
+		cfg.DialContext = tweak.DialContext
+	}
+	if tweak.RootCAs != nil {
+		cfg.RootCAs = tweak.RootCAs
+	}
+	if tweak.MaxAttempts != 0 {
+		cfg.MaxAttempts = tweak.MaxAttempts
+	}
+	s, err := store.New(t.client, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if t.opts.Wrap != nil {
+		s = t.opts.Wrap(t.client, s)
+	}
+	return s, nil
+}
+
+// stores builds n fresh clients.
+func (t *trial) stores(n int) ([]store.Store, error) {
+	out := make([]store.Store, n)
+	for i := range out {
+		s, err := t.newStore(store.Config{})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// nonce returns a fresh random token.
+func nonce() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// answer describes a store call's outcome the way the design notes do: "200", "412
+// PreconditionFailed", "404 NoSuchKey", "no response (...)".
+func answer(err error) string {
+	if err == nil {
+		return "200"
+	}
+	var se *store.Error
+	if !errors.As(err, &se) {
+		return "error: " + err.Error()
+	}
+	switch {
+	case se.Status == 0 && se.Code == "":
+		return "no response"
+	case se.Status == 0:
+		return se.Code
+	case se.Code == "":
+		return fmt.Sprint(se.Status)
+	default:
+		return fmt.Sprintf("%d %s", se.Status, se.Code)
+	}
+}
+
+// cause is the underlying error of a call that got no response, for details.
+func cause(err error) string {
+	var se *store.Error
+	if errors.As(err, &se) && se.Err != nil {
+		return redactURL(se.Err.Error())
+	}
+	return redactURL(err.Error())
+}
+
+// redactURL drops the query string of URLs quoted in an error message (a presigned query
+// would carry a signature).
+func redactURL(msg string) string {
+	fields := strings.Fields(msg)
+	for i, f := range fields {
+		trimmed := strings.Trim(f, `"':,`)
+		if u, err := url.Parse(trimmed); err == nil && u.Scheme != "" && u.Host != "" && u.RawQuery != "" {
+			u.RawQuery = ""
+			fields[i] = strings.Replace(f, trimmed, u.String(), 1)
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// Outcome classes of a conditional write.
+func refused(err error) bool {
+	return errors.Is(err, store.ErrPreconditionFailed) || errors.Is(err, store.ErrConflict)
+}
+
+func ambiguous(err error) bool { return errors.Is(err, store.ErrAmbiguous) }
+
+func harness(err error) bool {
+	return errors.Is(err, store.ErrConfig) || errors.Is(err, context.Canceled)
+}
+
+// unexpected records a call whose answer the probe did not expect: a missing answer or a
+// configuration problem is an error, anything else a failure.
+func (t *trial) unexpected(what string, err error, want string) {
+	if ambiguous(err) || harness(err) || t.ctx.Err() != nil {
+		t.errorf("%s: %s (want %s): %s", what, answer(err), want, cause(err))
+		return
+	}
+	t.failf("%s answered %s, want %s", what, answer(err), want)
+}

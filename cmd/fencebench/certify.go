@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/certify"
+	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/runner"
+	"github.com/fencebench/fencebench/store"
+)
+
+// certifyCmd runs the certification probes against the chosen stack. Exit codes: 0 certified,
+// 1 a HARD probe failed, 254 bad flags, 255 a harness error (store unreachable, a HARD probe
+// that could not be judged, interrupted).
+func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	client := fs.String("client", "both", "store client: minio-go, aws-sdk or both")
+	keys := fs.Int("keys", certify.DefaultKeys, "fresh keys per race size (B9, B10), CAS rounds per chain writer (B11), read-after-CAS iterations (D17)")
+	out := fs.String("out", "results", "results folder: the report goes to <out>/<run-id>/ (certify.txt, certify.json, certify.html)")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
+	probes := fs.String("probes", "", "comma-separated probe IDs to run (default: all; see the report for the list)")
+	verbose := fs.Bool("v", false, "debug logs, and every probe's details in the text report")
+	var sf stackFlags
+	sf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: fencebench certify [flags]\n\n"+
+			"Probes the store's conditional-write semantics and says whether it can carry a fencing protocol.\n"+
+			"exit codes: 0 certified, 1 a HARD probe failed, 254 bad flags, 255 harness error\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fencebench certify: unexpected arguments %q\n", fs.Args())
+		return exitBadInput
+	}
+	var clients []store.Client
+	switch *client {
+	case "both":
+		clients = store.Clients
+	case string(store.ClientMinio), string(store.ClientAWS):
+		clients = []store.Client{store.Client(*client)}
+	default:
+		fmt.Fprintf(stderr, "fencebench certify: --client %q: want minio-go, aws-sdk or both\n", *client)
+		return exitBadInput
+	}
+	if *keys < 1 {
+		fmt.Fprintf(stderr, "fencebench certify: --keys %d: want at least 1\n", *keys)
+		return exitBadInput
+	}
+	var ids []string
+	if *probes != "" {
+		ids = strings.Split(*probes, ",")
+		if _, err := certify.Select(ids); err != nil {
+			fmt.Fprintf(stderr, "fencebench certify: --probes: %v\n", err)
+			return exitBadInput
+		}
+	}
+	// Credentials never reach the output: the command does not print them, and whatever it
+	// prints passes a redactor that knows them anyway.
+	red := &redactor{}
+	stdout, stderr = red.writer(stdout), red.writer(stderr)
+	logger := slog.New(slog.DiscardHandler)
+	if *verbose {
+		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	runID := "certify-" + time.Now().UTC().Format("20060102T150405Z")
+	dir := filepath.Join(*out, runID)
+	st, err := sf.open(ctx, runID, dir, logger, red)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
+		if isBadStack(err) {
+			return exitBadInput
+		}
+		return exitHarness
+	}
+	defer st.stop()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "fencebench certify: results folder: %v\n", err)
+		return exitHarness
+	}
+	env := st.env
+	if env == nil {
+		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
+		if err != nil {
+			fmt.Fprintf(stderr, "fencebench certify: start the embedded MinIO: %v\n", err)
+			return exitHarness
+		}
+		defer srv.Stop()
+		red.add(srv.AccessKey)
+		red.add(srv.SecretKey)
+		env = runner.LocalEnv{Local: srv}
+	}
+	prefix := st.prefix
+	if prefix == "" {
+		prefix = runID + "/"
+	}
+	info := env.Info()
+	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
+	rep, err := certify.Run(ctx, env, certify.Options{Store: certify.StoreInfo(info), Clients: clients, Keys: *keys, Probes: ids, Prefix: prefix,
+		Cleanup: st.cleanup, Logger: logger, Progress: func(r certify.Result) {
+			fmt.Fprintf(stderr, "  %-8s %-4s %-4s %s (%v)\n", r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond))
+		}})
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
+		_ = os.Remove(dir) // only when empty: a folder that never held a report
+		return exitHarness
+	}
+	rep.Command = "fencebench certify " + strings.Join(redactArgs(args), " ")
+	rep.Version = version
+	if err := writeCertifyFiles(dir, rep); err != nil {
+		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
+		return exitHarness
+	}
+	if n, err := red.scrubFiles(dir); err != nil || n > 0 {
+		fmt.Fprintf(stderr, "fencebench certify: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout, *verbose)
+		fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "certify.html"))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
+		return exitHarness
+	}
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "fencebench certify: interrupted; everything was stopped")
+		return exitHarness
+	case rep.Verdict == certify.Certified:
+		return exitPass
+	case rep.Verdict == certify.NotCertified:
+		return exitFail
+	default:
+		return exitHarness
+	}
+}
+
+// writeCertifyFiles writes the report as text, JSON and HTML into dir.
+func writeCertifyFiles(dir string, rep *certify.Report) error {
+	for name, render := range map[string]func(io.Writer) error{
+		"certify.txt":  func(w io.Writer) error { return rep.WriteText(w, true) },
+		"certify.json": rep.WriteJSON,
+		"certify.html": rep.WriteHTML,
+	} {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

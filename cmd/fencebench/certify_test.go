@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/certify"
+	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/store"
+)
+
+// TestCertifyExternal certifies a MinIO through --stack external with the credentials in the
+// environment: exit 0, the verdict printed, the report files written, the prefix cleaned up,
+// and the secret nowhere in the output or the files.
+func TestCertifyExternal(t *testing.T) {
+	isolateAWS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
+		"--keys", "2", "--out", out)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != exitPass {
+		t.Fatalf("exit %d, want %d", code, exitPass)
+	}
+	for _, want := range []string{"verdict: CERTIFIED", "cleanup: deleted the", "minio-go", "aws-sdk", "B11", "F24", "certify.html"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	for _, secret := range []string{srv.SecretKey, srv.AccessKey} {
+		if strings.Contains(stdout+stderr, secret) {
+			t.Fatalf("the output holds a credential")
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "certify-*", "*"))
+	if len(files) != 3 {
+		t.Fatalf("report files %v, want certify.txt, certify.json and certify.html", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), srv.SecretKey) || strings.Contains(string(b), srv.AccessKey) {
+			t.Fatalf("%s holds a credential", f)
+		}
+		if strings.HasSuffix(f, ".json") {
+			var rep certify.Report
+			if err := json.Unmarshal(b, &rep); err != nil || rep.Verdict != certify.Certified || rep.Store.Stack != "external" {
+				t.Fatalf("certify.json: %v, verdict %q, stack %q", err, rep.Verdict, rep.Store.Stack)
+			}
+		}
+	}
+	s, err := store.New(store.ClientMinio, srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, err := s.List(ctx, "fencebench/"); err != nil || len(es) != 0 {
+		t.Fatalf("after certify the bucket holds %d objects under fencebench/ (err %v)", len(es), err)
+	}
+
+	// --json, one client, two probes.
+	code, stdout, stderr = runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
+		"--client", "aws-sdk", "--probes", "A1,a5", "--json", "--out", out)
+	if code != exitPass {
+		t.Fatalf("--json: exit %d\n%s", code, stderr)
+	}
+	var rep certify.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, stdout)
+	}
+	if len(rep.Results) != 2 || rep.Results[1].ID != "A5" || rep.Results[1].Facts["status"] != "404" {
+		t.Fatalf("--json results %+v", rep.Results)
+	}
+	if strings.Contains(stdout+stderr, srv.SecretKey) {
+		t.Fatalf("the --json output holds the secret")
+	}
+}
+
+func TestCertifyExitCodes(t *testing.T) {
+	isolateAWS(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"certify", "--client", "curl"}, exitBadInput, `--client "curl"`},
+		{[]string{"certify", "--keys", "0"}, exitBadInput, "--keys 0"},
+		{[]string{"certify", "--probes", "A1,Z9"}, exitBadInput, `unknown probe "Z9"`},
+		{[]string{"certify", "--no-such-flag"}, exitBadInput, "no-such-flag"},
+		{[]string{"certify", "extra"}, exitBadInput, "unexpected arguments"},
+		{[]string{"certify", "--stack", "moon"}, exitBadInput, `--stack "moon"`},
+		{[]string{"certify", "--endpoint", "http://127.0.0.1:1"}, exitBadInput, "--endpoint applies to --stack external only"},
+		{[]string{"certify", "--stack", "external"}, exitBadInput, "needs --bucket"},
+		{[]string{"certify", "--stack", "external", "--bucket", "b", "--access-key", "AKIAEXAMPLE1", "--secret-key", "certify-secret-value",
+			"--endpoint", "http://127.0.0.1:1", "--out", t.TempDir()}, exitHarness, "cannot list"},
+	} {
+		code, stdout, stderr := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
+		}
+		if strings.Contains(stdout+stderr, "certify-secret-value") {
+			t.Errorf("fencebench %s printed the secret", strings.Join(tc.args, " "))
+		}
+	}
+}
