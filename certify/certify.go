@@ -217,8 +217,8 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("certify: store client: %w", err)
 	}
-	if err := claimPrefix(ctx, admin, opts.Prefix); err != nil {
-		return nil, err
+	if err := store.ClaimFreshPrefix(ctx, admin, opts.Prefix); err != nil {
+		return nil, fmt.Errorf("certify: refusing to run: %w", err)
 	}
 	rep := &Report{Store: opts.Store, Prefix: opts.Prefix, Keys: opts.Keys, Racers: opts.Racers,
 		Writers: opts.Writers, Started: time.Now()}
@@ -248,7 +248,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	}
 	if opts.Cleanup {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		n, err := cleanPrefix(cctx, admin, opts.Prefix)
+		n, err := store.DeletePrefix(cctx, admin, opts.Prefix)
 		cancel()
 		if err != nil {
 			rep.Cleanup = fmt.Sprintf("failed after deleting %d objects: %v", n, err)
@@ -299,44 +299,6 @@ func (o *Options) normalize() error {
 		return fmt.Errorf("certify: prefix %q must end in / and not start with one", o.Prefix)
 	}
 	return nil
-}
-
-// claimPrefix refuses a prefix that already holds objects: the run works only inside a fresh
-// prefix, so everything it later finds or deletes there is its own.
-func claimPrefix(ctx context.Context, s store.Store, prefix string) error {
-	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	es, err := s.List(lctx, prefix)
-	if err != nil {
-		return fmt.Errorf("certify: cannot list the prefix %q: %w", prefix, err)
-	}
-	if len(es) > 0 {
-		return fmt.Errorf("certify: refusing to run: the prefix %q already holds %d objects (first: %s); "+
-			"certification only works inside a fresh prefix", prefix, len(es), es[0].Key)
-	}
-	return nil
-}
-
-// cleanPrefix deletes every object under prefix, which the run owns entirely.
-func cleanPrefix(ctx context.Context, s store.Store, prefix string) (int, error) {
-	es, err := s.List(ctx, prefix)
-	if err != nil {
-		return 0, err
-	}
-	var keys []string
-	for _, e := range es {
-		if strings.HasPrefix(e.Key, prefix) {
-			keys = append(keys, e.Key)
-		}
-	}
-	failed, err := s.DeleteMany(ctx, keys)
-	if err != nil {
-		return 0, err
-	}
-	if len(failed) > 0 {
-		return len(keys) - len(failed), fmt.Errorf("%d objects not deleted, first: %v", len(failed), failed[0])
-	}
-	return len(keys), nil
 }
 
 // bench is what every probe of a run shares.

@@ -180,14 +180,14 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 	if err != nil {
 		return nil, fmt.Errorf("runner: store client: %w", err)
 	}
-	if err := claimPrefix(ctx, admin, opts.Prefix); err != nil {
-		return nil, err
+	if err := store.ClaimFreshPrefix(ctx, admin, opts.Prefix); err != nil {
+		return nil, fmt.Errorf("runner: refusing to run: %w", err)
 	}
 	if opts.Cleanup {
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
-			if n, err := cleanPrefix(cctx, admin, opts.Prefix); err != nil {
+			if n, err := store.DeletePrefix(cctx, admin, opts.Prefix); err != nil {
 				log.Error("cleanup of the run prefix failed", "prefix", opts.Prefix, "deleted", n, "err", err)
 			} else {
 				log.Info("cleaned up the run prefix", "prefix", opts.Prefix, "deleted", n)
@@ -258,42 +258,4 @@ var errHarness = errors.New("harness")
 // harnessf marks an error as a harness problem (verdict error, never a safety verdict).
 func harnessf(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errHarness}, a...)...)
-}
-
-// claimPrefix refuses a prefix that already holds objects: the bench works only inside a
-// fresh prefix, so everything it later finds or deletes there is its own.
-func claimPrefix(ctx context.Context, s store.Store, prefix string) error {
-	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	es, err := s.List(lctx, prefix)
-	if err != nil {
-		return fmt.Errorf("runner: cannot list the run prefix %q: %w", prefix, err)
-	}
-	if len(es) > 0 {
-		return fmt.Errorf("runner: refusing to run: the prefix %q already holds %d objects (first: %s); "+
-			"the bench only works inside a fresh prefix", prefix, len(es), es[0].Key)
-	}
-	return nil
-}
-
-// cleanPrefix deletes every object under prefix, which the run owns entirely.
-func cleanPrefix(ctx context.Context, s store.Store, prefix string) (int, error) {
-	es, err := s.List(ctx, prefix)
-	if err != nil {
-		return 0, err
-	}
-	keys := make([]string, 0, len(es))
-	for _, e := range es {
-		if strings.HasPrefix(e.Key, prefix) {
-			keys = append(keys, e.Key)
-		}
-	}
-	failed, err := s.DeleteMany(ctx, keys)
-	if err != nil {
-		return 0, err
-	}
-	if len(failed) > 0 {
-		return len(keys) - len(failed), fmt.Errorf("%d objects not deleted, first: %v", len(failed), failed[0])
-	}
-	return len(keys), nil
 }
