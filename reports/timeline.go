@@ -282,7 +282,9 @@ func buildTimeline(ev []history.Event, ledger []history.LedgerEntry, res checker
 		}})
 	}
 
-	// Fault windows and pauses.
+	// Fault windows and pauses. A label that would run into the previous one of its lane is
+	// left out; the hover title still names the window.
+	labelEnd := map[string]float64{}
 	for _, w := range faultWindows(ev, end) {
 		title := fmt.Sprintf("fault %s on %s: %s – %s", w.name, orAll(w.writer), fmtAt(w.start), fmtAt(w.end))
 		if w.open {
@@ -291,8 +293,10 @@ func buildTimeline(ev []history.Event, ledger []history.LedgerEntry, res checker
 		x0, x1 := x(w.start), x(w.end)
 		wpx := max(x1-x0, 1.5)
 		label := w.name
-		if wpx < 8*float64(len(label))*0.6 {
-			label = "" // too narrow to read; the hover title names it
+		if wpx < 8*float64(len(label))*0.6 || x0 < labelEnd[w.writer] {
+			label = "" // too narrow to read, or on top of another label; the hover title names it
+		} else {
+			labelEnd[w.writer] = x0 + 8*float64(len(label))*0.6
 		}
 		if w.writer == "" {
 			tv.Faults = append(tv.Faults, rectView{X: round1(x0), Y: axisH, W: round1(wpx), H: bottom - axisH, Label: label, Title: title})
