@@ -139,7 +139,12 @@ func compose(res *Result, x *index) {
 	if res.Acked == 0 && len(ex.Faults) == 0 && ex.MinAcked == 0 {
 		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
 	}
-	if len(gating) > 0 && (verdict == Pass || survived) {
+	// A run that showed the failure it was expected to show proved its point, whatever else it
+	// did not get to exercise (a variant killed early never reaches its later faults); a pass
+	// of the correct protocol, or a variant's survival, proves nothing unless the run did
+	// exercise what it declared.
+	shown := verdict == Pass && (len(ex.Violated) > 0 || ex.Verdict == Fail)
+	if len(gating) > 0 && ((verdict == Pass && !shown) || survived) {
 		verdict = Inconclusive
 	}
 	reasons = append(reasons, gating...)

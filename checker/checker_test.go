@@ -473,6 +473,12 @@ func TestExpectations(t *testing.T) {
 			return h
 		}, func(e *Expect) { e.Violated = []string{NoAckedWriteLoss} },
 			Fail, []string{"variant survived: expected NoAckedWriteLoss to fail", "AckAttribution also failed"}},
+		{"variant killed before a later fault fired", lossy,
+			func(e *Expect) {
+				e.Violated = []string{NoAckedWriteLoss}
+				e.Faults = append(e.Faults, Fault{"never-reached", "l7"})
+			},
+			Pass, []string{"variant killed: NoAckedWriteLoss", `declared fault "never-reached" (l7) never fired`}},
 		{"variant survived because the fault never fired", func() *hb { h, _ := base(); return h },
 			func(e *Expect) {
 				e.Violated = []string{NoAckedWriteLoss}
