@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,7 +99,7 @@ func (t *trial) judgeRace(ctx context.Context, key string, n int, rs []racer, st
 	case len(wins) == 0 && len(amb) == 0:
 		bad = true
 		t.failf("N=%d key %s: no racer got 2xx (GET returns %s)", n, name, describeHolder(holder))
-	case len(wins) == 0 && !containsInt(amb, holder):
+	case len(wins) == 0 && !slices.Contains(amb, holder):
 		bad = true
 		t.failf("N=%d key %s: no racer got 2xx and GET returns %s, not one of the racers without an answer", n, name, describeHolder(holder))
 	}
@@ -112,15 +113,6 @@ func describeHolder(i int) string {
 		return "no racer's nonce"
 	}
 	return fmt.Sprintf("racer %d's nonce", i)
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func etagsOf(rs []racer, idx []int) string {

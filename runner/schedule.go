@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
@@ -243,7 +244,7 @@ func (cr *cellRun) l4(writer, name string, apply func(*faults.Path) error) {
 		return
 	}
 	cr.mu.Lock()
-	first := !contains(cr.l4open[writer], name)
+	first := !slices.Contains(cr.l4open[writer], name)
 	if first {
 		cr.l4open[writer] = append(cr.l4open[writer], name)
 	}
@@ -360,7 +361,7 @@ func (cr *cellRun) endWindow(st scenarios.Step) {
 		}
 	case "flap":
 		cr.mu.Lock()
-		on := contains(cr.l4open[st.Params.Writer], st.FaultName())
+		on := slices.Contains(cr.l4open[st.Params.Writer], st.FaultName())
 		cr.mu.Unlock()
 		if on {
 			cr.unflap(st.Params.Writer, st.FaultName())
@@ -403,13 +404,4 @@ func (cr *cellRun) healAll() {
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,7 +89,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			msg := fmt.Sprintf("unknown field %q; expected one of %s", k.Value, strings.Join(allowed, ", "))
 			if s := closest(k.Value, allowed); s != "" {
 				msg = fmt.Sprintf("unknown field %q (did you mean %q?); expected one of %s", k.Value, s, strings.Join(allowed, ", "))
@@ -178,7 +179,7 @@ func (p *parser) duration(n *yaml.Node, field string) time.Duration {
 
 func (p *parser) oneOf(n *yaml.Node, field string, allowed []string) string {
 	v := p.str(n, field)
-	if v != "" && !contains(allowed, v) {
+	if v != "" && !slices.Contains(allowed, v) {
 		msg := fmt.Sprintf("unknown value %q; expected one of %s", v, strings.Join(allowed, ", "))
 		if s := closest(v, allowed); s != "" {
 			msg = fmt.Sprintf("unknown value %q (did you mean %q?); expected one of %s", v, s, strings.Join(allowed, ", "))
@@ -639,15 +640,6 @@ func (p *parser) httpRule(f map[string]*yaml.Node, n *yaml.Node, path string) HT
 		p.errf(n, path+".delay", "missing: action delay needs a delay like 500ms")
 	}
 	return r
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // closest suggests the allowed word nearest to s when it is a plausible typo.

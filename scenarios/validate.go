@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -71,14 +72,14 @@ func (p *parser) validate(s *Scenario, opts Options) {
 		p.at(Pos{}, "traffic.clients", "expected 0 or more clients")
 	}
 	if opts.Variants != nil {
-		if !contains(opts.Variants, s.Protocol) {
+		if !slices.Contains(opts.Variants, s.Protocol) {
 			p.at(Pos{}, "protocol", "unknown protocol variant %q%s; expected one of %s", s.Protocol,
 				suggest(s.Protocol, opts.Variants), strings.Join(opts.Variants, ", "))
 		}
 		for i, k := range s.Kills {
 			if k.Variant == "correct" {
 				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "the correct protocol is not a variant to kill")
-			} else if !contains(opts.Variants, k.Variant) {
+			} else if !slices.Contains(opts.Variants, k.Variant) {
 				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "unknown protocol variant %q%s; expected one of %s",
 					k.Variant, suggest(k.Variant, opts.Variants), strings.Join(opts.Variants, ", "))
 			}
