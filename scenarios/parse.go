@@ -24,6 +24,9 @@ type Options struct {
 // returned error, if any, is an Errors listing every problem.
 func Parse(file string, data []byte, opts Options) (*Scenario, error) {
 	p := &parser{file: file}
+	if size := Limit("file"); !size.Holds(int64(len(data))) {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("expected a file of %s bytes, got %d", size.Range(), len(data))}}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -135,7 +138,8 @@ func (p *parser) str(n *yaml.Node, field string) string {
 	return n.Value
 }
 
-func (p *parser) integer(n *yaml.Node, field string, min int64) int64 {
+// integer decodes a whole number and checks it against the field's bound.
+func (p *parser) integer(n *yaml.Node, field string) int64 {
 	if n.Kind != yaml.ScalarNode {
 		p.errf(n, field, "expected a whole number, got %s", kindName(n))
 		return 0
@@ -145,9 +149,7 @@ func (p *parser) integer(n *yaml.Node, field string, min int64) int64 {
 		p.errf(n, field, "expected a whole number, got %q", n.Value)
 		return 0
 	}
-	if v < min {
-		p.errf(n, field, "expected a number >= %d, got %d", min, v)
-	}
+	p.inRange(n, field, v)
 	return v
 }
 
@@ -174,6 +176,7 @@ func (p *parser) duration(n *yaml.Node, field string) time.Duration {
 		p.errf(n, field, "expected a duration like 1500ms or 2s, got %q", n.Value)
 		return 0
 	}
+	p.inRange(n, field, int64(d))
 	return d
 }
 
@@ -214,25 +217,27 @@ func (p *parser) rate(n *yaml.Node, field string) float64 {
 		p.errf(n, field, "expected a rate like 300/s, got %q", n.Value)
 		return 0
 	}
-	if !hasUnit {
-		return v
-	}
 	switch strings.TrimSpace(unit) {
 	case "s":
-		return v
 	case "ms":
-		return v * 1000
+		v *= 1000
 	case "m", "min":
-		return v / 60
+		v /= 60
+	default:
+		if hasUnit {
+			p.errf(n, field, "expected a rate like 300/s (per s, ms or min), got %q", n.Value)
+			return 0
+		}
 	}
-	p.errf(n, field, "expected a rate like 300/s (per s, ms or min), got %q", n.Value)
-	return 0
+	p.rateInRange(n, field, v)
+	return v
 }
 
 // count parses "20ops", "20" into 20.
 func (p *parser) count(n *yaml.Node, field string) int {
 	if n.Kind == yaml.ScalarNode {
 		if v, err := strconv.Atoi(strings.TrimSuffix(n.Value, "ops")); err == nil && v > 0 {
+			p.inRange(n, field, int64(v))
 			return v
 		}
 	}
@@ -260,7 +265,7 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		s.Description = strings.TrimSpace(p.str(v, "description"))
 	}
 	if v, ok := f["seed"]; ok {
-		s.Seed = uint64(p.integer(v, "seed", 0))
+		s.Seed = uint64(p.integer(v, "seed"))
 	}
 	if v, ok := f["duration"]; ok {
 		s.Duration = p.duration(v, "duration")
@@ -321,7 +326,7 @@ func (p *parser) writers(n *yaml.Node) []Writer {
 			w.Role = p.oneOf(v, path+".role", []string{"primary", "standby"})
 		}
 		if v, ok := f["term"]; ok {
-			w.Term = p.integer(v, path+".term", 1)
+			w.Term = p.integer(v, path+".term")
 		}
 		out = append(out, w)
 	}
@@ -331,7 +336,7 @@ func (p *parser) writers(n *yaml.Node) []Writer {
 func (p *parser) traffic(n *yaml.Node, t *Traffic) {
 	f := p.fields(n, "traffic", "clients", "rate", "sync_every", "sync_interval")
 	if v, ok := f["clients"]; ok {
-		t.Clients = int(p.integer(v, "traffic.clients", 0))
+		t.Clients = int(p.integer(v, "traffic.clients"))
 	}
 	if v, ok := f["rate"]; ok {
 		t.Rate = p.rate(v, "traffic.rate")
@@ -395,7 +400,7 @@ func (p *parser) expect(n *yaml.Node, e *Expect) {
 		e.Fenced = p.strList(v, "expect.fenced")
 	}
 	if v, ok := f["min_acked"]; ok {
-		e.MinAcked = int(p.integer(v, "expect.min_acked", 0))
+		e.MinAcked = int(p.integer(v, "expect.min_acked"))
 	}
 	if v, ok := f["faults_must_fire"]; ok {
 		e.FaultsMustFire = p.oneOf(v, "expect.faults_must_fire", []string{"all", "none"})
@@ -476,7 +481,7 @@ func (p *parser) after(n *yaml.Node, path string) *EventTrigger {
 		p.errf(n, path+".event", "missing: expected one of %s", strings.Join(Events, ", "))
 	}
 	if v, ok := f["count"]; ok {
-		t.Count = int(p.integer(v, path+".count", 1))
+		t.Count = int(p.integer(v, path+".count"))
 	}
 	if v, ok := f["delay"]; ok {
 		t.Delay = p.duration(v, path+".delay")
@@ -542,7 +547,7 @@ func (p *parser) params(action string, n *yaml.Node, path string) Params {
 		}
 	case "bandwidth":
 		if v, ok := req("kbps"); ok {
-			pr.KBps = p.integer(v, path+".kbps", 1)
+			pr.KBps = p.integer(v, path+".kbps")
 		}
 	case "flap":
 		if v, ok := req("on"); ok {
@@ -555,14 +560,14 @@ func (p *parser) params(action string, n *yaml.Node, path string) Params {
 		pr.Rule = p.httpRule(f, n, path)
 	case "promote":
 		if v, ok := req("term"); ok {
-			pr.Term = p.integer(v, path+".term", 1)
+			pr.Term = p.integer(v, path+".term")
 		}
 		if v, ok := f["twin"]; ok {
 			pr.Twin = p.boolean(v, path+".twin")
 		}
 	case "restart":
 		if v, ok := req("term"); ok {
-			pr.Term = p.integer(v, path+".term", 1)
+			pr.Term = p.integer(v, path+".term")
 		}
 		if v, ok := f["as"]; ok {
 			pr.As = p.str(v, path+".as")
@@ -610,10 +615,10 @@ func (p *parser) httpRule(f map[string]*yaml.Node, n *yaml.Node, path string) HT
 			r.Value = p.str(x, path+".match.value")
 		}
 		if x, ok := m["nth"]; ok {
-			r.Nth = int(p.integer(x, path+".match.nth", 1))
+			r.Nth = int(p.integer(x, path+".match.nth"))
 		}
 		if x, ok := m["count"]; ok {
-			r.Count = int(p.integer(x, path+".match.count", 1))
+			r.Count = int(p.integer(x, path+".match.count"))
 		}
 	}
 	if v, ok := f["action"]; ok {
@@ -622,10 +627,7 @@ func (p *parser) httpRule(f map[string]*yaml.Node, n *yaml.Node, path string) HT
 		p.errf(n, path+".action", "missing: expected one of %s", strings.Join(HTTPActions, ", "))
 	}
 	if v, ok := f["status"]; ok {
-		r.Status = int(p.integer(v, path+".status", 400))
-		if r.Status > 599 {
-			p.errf(v, path+".status", "expected an HTTP error status 400-599, got %d", r.Status)
-		}
+		r.Status = int(p.integer(v, path+".status"))
 	}
 	if v, ok := f["code"]; ok {
 		r.Code = p.str(v, path+".code")

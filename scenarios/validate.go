@@ -4,11 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
-
-// MaxDuration caps a scenario's schedule: scenarios are meant to take seconds.
-const MaxDuration = 10 * time.Minute
 
 // at records an error found after decoding. A zero ps is filled from the position where the
 // field (or its nearest enclosing field) was seen.
@@ -31,9 +27,7 @@ func (p *parser) at(ps Pos, field, format string, a ...any) {
 }
 
 func (p *parser) validate(s *Scenario, opts Options) {
-	if s.Duration == 0 || s.Duration > MaxDuration {
-		p.at(Pos{}, "duration", "expected a duration between 1ms and %v, got %v", MaxDuration, s.Duration)
-	}
+	p.totals(s)
 	known := map[string]bool{}
 	terms := map[int64]string{}
 	primaries := 0
@@ -67,9 +61,6 @@ func (p *parser) validate(s *Scenario, opts Options) {
 		if !hasPromote {
 			p.at(Pos{}, "writers", "no primary: declare a writer with role primary or promote one in a step")
 		}
-	}
-	if s.Traffic.Clients < 0 {
-		p.at(Pos{}, "traffic.clients", "expected 0 or more clients")
 	}
 	if opts.Variants != nil {
 		if !slices.Contains(opts.Variants, s.Protocol) {
