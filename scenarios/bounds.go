@@ -67,7 +67,7 @@ var Bounds = []Bound{
 	{"steps[].http.match.nth", Number, 1, 1_000_000, "first matching request the rule fires on"},
 	{"steps[].http.match.count", Number, 1, 1_000_000, "times the rule fires at most"},
 	{"steps[].http.status", Number, 400, 599, "HTTP error status answered"},
-	{"steps[].http.delay", Span, 0, minute, "delay of a matching request"},
+	{"steps[].http.delay", Span, milli, minute, "delay of a matching request"},
 	{"steps[].promote.term", Number, 1, 1_000_000_000, "term of the promotion"},
 	{"steps[].restart.term", Number, 1, 1_000_000_000, "term of the new incarnation"},
 	{"expect.min_acked", Number, 0, 200_000, "floor on acknowledged ops"},

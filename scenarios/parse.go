@@ -233,15 +233,15 @@ func (p *parser) rate(n *yaml.Node, field string) float64 {
 	return v
 }
 
-// count parses "20ops", "20" into 20.
+// count parses "20ops", "20" into 20 and checks it against the field's bound.
 func (p *parser) count(n *yaml.Node, field string) int {
 	if n.Kind == yaml.ScalarNode {
-		if v, err := strconv.Atoi(strings.TrimSuffix(n.Value, "ops")); err == nil && v > 0 {
+		if v, err := strconv.Atoi(strings.TrimSuffix(n.Value, "ops")); err == nil {
 			p.inRange(n, field, int64(v))
 			return v
 		}
 	}
-	p.errf(n, field, "expected a positive op count like 20ops, got %s", kindName(n))
+	p.errf(n, field, "expected an op count like 20ops, got %s", kindName(n))
 	return 0
 }
 
@@ -638,7 +638,7 @@ func (p *parser) httpRule(f map[string]*yaml.Node, n *yaml.Node, path string) HT
 	if r.Action == "status" && r.Status == 0 && n.Kind == yaml.MappingNode {
 		p.errf(n, path+".status", "missing: action status needs a status like 409 (and a code like ConditionalRequestConflict)")
 	}
-	if r.Action == "delay" && r.Delay == 0 && n.Kind == yaml.MappingNode {
+	if _, given := f["delay"]; r.Action == "delay" && !given && n.Kind == yaml.MappingNode {
 		p.errf(n, path+".delay", "missing: action delay needs a delay like 500ms")
 	}
 	return r
