@@ -3,11 +3,10 @@
 //
 // It guarantees that a Scenario it returns is complete and consistent: every field is known,
 // every duration parses, every writer a step names exists, terms do not clash unless the
-// scenario says they may, every action and protocol variant is one the bench knows, and every
-// number, with every total a scenario adds up to (writers, steps, planned actions, traffic
+// scenario says they may, every action and protocol variant is one the bench knows. Every
+// number, and every total a scenario adds up to (writers, steps, planned actions, traffic
 // ops, file size), lies in its range in [Bounds], so a valid scenario runs with bounded
-// goroutines, listeners and memory. Anything
-// else is rejected before a run starts, with an error naming the file, line, column and field
-// and saying what was expected. Decoding is strict: an unknown field is an error, never
-// ignored.
+// goroutines, listeners and memory. Anything else is rejected before a run starts, with an
+// error naming the file, line, column and field and saying what was expected (for a range,
+// the range). Decoding is strict: an unknown field is an error, never ignored.
 package scenarios
