@@ -164,6 +164,9 @@ func (cr *cellRun) fail(err error) {
 
 func (cr *cellRun) run(ctx context.Context) error {
 	sc := cr.c.Scenario
+	if err := admit(sc); err != nil {
+		return harnessf("%v", err)
+	}
 	v, err := fence.LookupVariant(cr.c.Variant)
 	if err != nil {
 		return harnessf("%v", err)

@@ -14,5 +14,9 @@
 //   - everything a cell saw is persisted under results/<run-id>/<cell>/ (scenario.yaml, seed,
 //     history.jsonl, ledger.jsonl, result.json, store.log) so it can be judged again later;
 //   - nothing outlives the run: writers, traffic, fault paths and the store are stopped on
-//     every path out, Ctrl-C included.
+//     every path out, Ctrl-C included;
+//   - a cell stays within the ranges of scenarios.Bounds even for a scenario that skipped
+//     validation: its plan holds at most the schedule bound, and a scenario with too many
+//     writers, clients, steps or ops, or a rate outside its range, ends the cell as a
+//     harness error before anything starts.
 package runner

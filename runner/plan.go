@@ -2,8 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/scenarios"
@@ -82,23 +84,28 @@ func (p Planned) String() string {
 // Plan resolves the time-triggered part of a cell's schedule: every `at` step, the end of
 // every `for` window of a time-triggered step, and every toggle of every flap, drawn from the
 // seed. Event-triggered steps are listed with At -1 (their time depends on the run). The
-// executor follows exactly this plan, so the same seed gives the same schedule.
+// executor follows exactly this plan, so the same seed gives the same schedule. The plan never
+// holds more than the schedule bound of scenarios.Bounds (plus a step's window end), and flap
+// phases are held in their range, even for a scenario that skipped validation.
 func Plan(s *scenarios.Scenario, seed uint64) []Planned {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	limit := int(scenarios.Limit("schedule").Max)
 	var out []Planned
 	for i, st := range s.Steps {
+		if len(out) >= limit {
+			break
+		}
 		if st.Trigger != scenarios.TriggerAt {
 			out = append(out, Planned{Step: i, At: -1, Action: st.Action, Writer: st.Params.Writer})
 			continue
 		}
 		out = append(out, Planned{Step: i, At: st.At, Action: st.Action, Writer: st.Params.Writer})
-		end := s.Duration
+		end := st.End(s.Duration)
 		if st.For > 0 {
-			end = min(st.At+st.For, s.Duration)
 			out = append(out, Planned{Step: i, At: end, Action: "heal-window", Writer: st.Params.Writer})
 		}
 		if st.Action == "flap" {
-			out = append(out, flapToggles(rng, i, st, end)...)
+			out = append(out, flapToggles(rng, i, st, end, limit-len(out))...)
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {
@@ -110,24 +117,60 @@ func Plan(s *scenarios.Scenario, seed uint64) []Planned {
 	return out
 }
 
-// flapToggles draws the on/off rhythm of a flap: each phase lasts its nominal length scaled
-// by a factor in [0.5, 1.5) from the seeded RNG, so flaps are irregular but reproducible.
-func flapToggles(rng *rand.Rand, i int, st scenarios.Step, end time.Duration) []Planned {
+// flapToggles draws the on/off rhythm of a flap, at most room toggles: each phase lasts its
+// nominal length (held in the flap's range) scaled by a factor in [0.5, 1.5) from the seeded
+// RNG, so flaps are irregular but reproducible.
+func flapToggles(rng *rand.Rand, i int, st scenarios.Step, end time.Duration, room int) []Planned {
+	b := scenarios.Limit("steps[].flap.on")
+	clamp := func(d time.Duration) time.Duration {
+		return time.Duration(max(b.Min, min(int64(d), b.Max)))
+	}
 	var out []Planned
 	t, on := st.At, true
-	for t < end {
-		phase := st.Params.On
+	for t < end && len(out) < room {
+		phase := clamp(st.Params.On)
 		action := "flap-on"
 		if !on {
-			phase, action = st.Params.Off, "flap-off"
+			phase, action = clamp(st.Params.Off), "flap-off"
 		}
 		out = append(out, Planned{Step: i, At: t, Action: action, Writer: st.Params.Writer})
-		d := time.Duration(float64(phase) * (0.5 + rng.Float64()))
-		if d <= 0 {
-			d = time.Millisecond
-		}
-		t += d
+		t += time.Duration(float64(phase) * (0.5 + rng.Float64()))
 		on = !on
 	}
 	return out
+}
+
+// admit refuses a cell whose scenario is out of bounds. Validation enforces the same ranges
+// (scenarios.Bounds) with positions; admit holds them for a Scenario that never went through
+// it, so a cell never divides by a zero traffic interval, starts unbounded clients or fault
+// paths, or plans without limit.
+func admit(sc *scenarios.Scenario) error {
+	planned := int64(0)
+	for _, st := range sc.Steps {
+		planned = min(planned+scenarios.PlannedActions(sc, st), math.MaxInt64/2)
+	}
+	hold := func(field string, v int64) bool { return scenarios.Limit(field).Holds(v) }
+	checks := []struct {
+		field string
+		ok    bool
+		got   any
+	}{
+		{"duration", hold("duration", int64(sc.Duration)), sc.Duration},
+		{"writers", hold("writers", int64(len(sc.WriterIDs()))), len(sc.WriterIDs())},
+		{"traffic.clients", hold("traffic.clients", int64(sc.Traffic.Clients)), sc.Traffic.Clients},
+		{"traffic.rate", sc.Traffic.Clients == 0 || scenarios.Limit("traffic.rate").HoldsRate(sc.Traffic.Rate), sc.Traffic.Rate},
+		{"traffic.rate × duration", sc.TrafficOps() <= float64(scenarios.Limit("traffic.rate × duration").Max), sc.TrafficOps()},
+		{"steps", hold("steps", int64(len(sc.Steps))), len(sc.Steps)},
+		{"schedule", hold("schedule", planned), planned},
+	}
+	var bad []string
+	for _, c := range checks {
+		if !c.ok {
+			bad = append(bad, fmt.Sprintf("%s is %v, allowed %s", c.field, c.got, scenarios.Limit(c.field).Range()))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("scenario %s is out of bounds: %s", sc.Name, strings.Join(bad, "; "))
+	}
+	return nil
 }

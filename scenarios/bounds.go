@@ -149,17 +149,11 @@ func (p *parser) totals(s *Scenario) {
 			p.at(Pos{}, field, "expected %s %s, got %d", Limit(field).Range(), what, n)
 		}
 	}
-	restarts := 0
-	for _, st := range s.Steps {
-		if st.Action == "restart" {
-			restarts++
-		}
-	}
-	count("writers", len(s.Writers)+restarts, "writers (restart steps count as writers)")
+	count("writers", len(s.WriterIDs()), "writers (restart steps count as writers)")
 	count("steps", len(s.Steps), "steps")
 	count("kills", len(s.Kills), "kills")
 	ops := Limit("traffic.rate × duration")
-	if n := s.Traffic.Rate * s.Duration.Seconds(); s.Traffic.Clients > 0 && n > float64(ops.Max) {
+	if n := s.TrafficOps(); n > float64(ops.Max) {
 		p.at(Pos{}, "traffic.rate", "expected %s ops over the duration (rate × duration), got %s × %v = %.0f; lower the rate or shorten the duration",
 			ops.Range(), showRate(s.Traffic.Rate), s.Duration, n)
 	}
@@ -182,14 +176,11 @@ func PlannedActions(s *Scenario, st Step) int64 {
 	if st.Trigger != TriggerAt {
 		return 1
 	}
-	n, end := int64(1), s.Duration
+	n := int64(1)
 	if st.For > 0 {
 		n = 2
-		if st.At < s.Duration && st.For < s.Duration-st.At {
-			end = st.At + st.For
-		}
 	}
-	window := int64(end - st.At)
+	window := int64(st.End(s.Duration) - st.At)
 	if st.Action != "flap" || window <= 0 {
 		return n
 	}
@@ -198,4 +189,21 @@ func PlannedActions(s *Scenario, st Step) int64 {
 		return math.MaxInt64 / 2
 	}
 	return n + 2*(window/half+1)
+}
+
+// End is when a time-triggered step's fault ends: at the end of its window (For), and never
+// after the scenario's duration.
+func (st Step) End(duration time.Duration) time.Duration {
+	if st.For > 0 && st.At < duration && st.For < duration-st.At {
+		return st.At + st.For
+	}
+	return duration
+}
+
+// TrafficOps is how many ops the scenario's traffic plans: rate × duration, 0 without clients.
+func (s *Scenario) TrafficOps() float64 {
+	if s.Traffic.Clients <= 0 {
+		return 0
+	}
+	return s.Traffic.Rate * s.Duration.Seconds()
 }
