@@ -146,9 +146,6 @@ func (b *Bench) compile(r Rule) (*rule, error) {
 			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay", r.Name)
 		}
 	case StripConditions, FailDeleteKeys:
-		if b.o.AccessKey == "" || b.o.SecretKey == "" {
-			return nil, fmt.Errorf("faults: rule %s: %s needs Options.AccessKey and SecretKey to re-sign", r.Name, r.Action)
-		}
 		if r.Action == FailDeleteKeys && r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {
 			return nil, fmt.Errorf("faults: rule %s: fail-delete-keys matches DeleteObjects (POST) only, got method %s", r.Name, r.Method)
 		}
