@@ -42,8 +42,8 @@ type Options struct {
 	// CA signs the L7 listeners' certificates when UpstreamTLS is set; nil means New creates one
 	// for the bench. A run shares one CA across its benches.
 	CA *CA
-	// Bucket is the bucket the clients use. It lets the L7 proxy recognise virtual-hosted
-	// requests (Host "bucket.…"); path-style requests ("/bucket/key") need no configuration.
+	// Bucket is the only bucket the paths reach (required). It also lets the L7 proxy
+	// recognise virtual-hosted requests (Host "bucket.…") besides path-style ones.
 	Bucket string
 	// Clock is the run-relative clock stamped on ledger entries, typically a history
 	// recorder's Now. nil means the time elapsed since New.
