@@ -429,6 +429,9 @@ func (t *trial) newStore(tweak store.Config) (store.Store, error) {
 	if tweak.MaxAttempts != 0 {
 		cfg.MaxAttempts = tweak.MaxAttempts
 	}
+	if tweak.AccessKey != "" { // a fault path's own credential
+		cfg.AccessKey, cfg.SecretKey, cfg.SessionToken = tweak.AccessKey, tweak.SecretKey, ""
+	}
 	s, err := store.New(t.client, cfg)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,9 @@ func (t *trial) lostCreate(ctx context.Context, fb *faults.Bench, name, key stri
 		t.errorf("fault path: %v", err)
 		return lost{}, false
 	}
-	s, err := t.newStore(store.Config{DialContext: p.DialContext, RootCAs: fb.RootCAs(), MaxAttempts: attempts})
+	ak, sk := p.Credentials()
+	s, err := t.newStore(store.Config{DialContext: p.DialContext, RootCAs: fb.RootCAs(), MaxAttempts: attempts,
+		AccessKey: ak, SecretKey: sk})
 	if err != nil {
 		t.errorf("store client: %v", err)
 		return lost{}, false
@@ -69,7 +71,8 @@ func (t *trial) readBack(ctx context.Context, key string, b []byte) (own, ok boo
 }
 
 func probeF24(ctx context.Context, t *trial) {
-	fb, err := faults.New(faults.Options{Upstream: t.env.Upstream(), Bucket: t.cfg.Bucket,
+	fb, err := faults.New(faults.Options{Upstream: t.env.Upstream(), Bucket: t.cfg.Bucket, Prefix: t.base,
+		AccessKey: t.cfg.AccessKey, SecretKey: t.cfg.SecretKey, SessionToken: t.cfg.SessionToken,
 		UpstreamTLS: upstreamTLS(t.cfg), Logger: t.log})
 	if err != nil {
 		t.errorf("fault paths: %v", err)

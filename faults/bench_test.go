@@ -16,7 +16,8 @@ import (
 func benchClients(b *testing.B) (directS, pathS store.Store) {
 	b.Helper()
 	srv := testenv.MinIO(b)
-	fb, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket})
+	fb, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
+		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func benchClients(b *testing.B) (directS, pathS store.Store) {
 	dtr, ptr := store.NewTransport(nil), store.NewTransport(p.DialContext)
 	b.Cleanup(dtr.CloseIdleConnections)
 	b.Cleanup(ptr.CloseIdleConnections)
-	dc, pc := srv.Config(), srv.Config()
+	dc, pc := srv.Config(), pathConfig(b, p)
 	dc.Transport, pc.Transport = dtr, ptr
 	return mk(dc), mk(pc)
 }

@@ -48,37 +48,6 @@ func isDeleteObjects(r *http.Request, key string) bool {
 	return r.Method == http.MethodPost && key == "" && r.URL.Query().Has("delete")
 }
 
-// readDeleteBatch buffers the body of a DeleteObjects request and parses the keys it names.
-// r.Body is replaced by a reader that yields exactly the bytes the client sent (and the
-// client's read error, if any), so an untouched request is forwarded as it came. A body that
-// is too large, incomplete or not a Delete document leaves the batch unparsed.
-func readDeleteBatch(r *http.Request) *deleteBatch {
-	d := &deleteBatch{}
-	if r.Body == nil || r.Body == http.NoBody {
-		return d
-	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, maxDeleteBody+1))
-	switch {
-	case err != nil:
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(raw), errReader{err}), r.Body}
-		return d
-	case len(raw) > maxDeleteBody:
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(raw), r.Body), r.Body}
-		return d
-	}
-	_ = r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(raw))
-	d.payload = raw
-	if isAWSChunked(r.Header) {
-		d.streamed = true
-		if d.payload, err = decodeAWSChunked(raw); err != nil {
-			return d
-		}
-	}
-	d.objects, d.parsed = parseDeleteObjects(d.payload)
-	return d
-}
-
 // keys returns the keys the batch names, in order (nil when it could not be parsed).
 func (d *deleteBatch) keys() []string {
 	if !d.parsed {
@@ -288,14 +257,3 @@ func refreshChecksums(h http.Header, body []byte, trailer []string) {
 		}
 	}
 }
-
-// readCloser pairs a reader with the closer of the body it replaces.
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// errReader fails every read with err.
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }

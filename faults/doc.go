@@ -4,12 +4,29 @@
 //	writer's S3 client --(Path.DialContext)--> Toxiproxy proxy (L4) --> L7 fault proxy --> store
 //
 // The client keeps the real store endpoint in its configuration; only its dialer is redirected
-// (plug [Path.DialContext] into store.Config.DialContext). The Host header and the SigV4
-// signature therefore stay valid and nothing about a request is rewritten, except by a
-// [StripConditions] or [FailDeleteKeys] rule, which re-signs the request it alters.
+// (plug [Path.DialContext] into store.Config.DialContext) and it signs with the path's own
+// credential ([Path.Credentials]) instead of the store's. The Host header stays the endpoint's.
 //
 // What the package guarantees:
 //
+//   - No signing oracle. Each [Path] has its own SigV4 key pair, drawn from crypto/rand and
+//     held only by the proxy and the writer's client. The proxy verifies every request fully
+//     against it (algorithm, access key, credential scope, X-Amz-Date within 15 minutes, the
+//     signature over method, path, query, the signed headers and the declared payload hash,
+//     the body against that hash or, for a streaming-signed body, every chunk signature),
+//     compared in constant time. Anonymous requests, query-string (presigned) authentication,
+//     another access key (the store's own included) and anything that does not verify are
+//     answered 403 with an S3 XML error, never forwarded, and recorded in the ledger with
+//     Refused set.
+//   - Confinement. A verified request is then refused (403 AccessDenied) unless it addresses
+//     [Options.Bucket] and stays under [Options.Prefix]: its object key and any copy source,
+//     a listing's prefix parameter, every key of a DeleteObjects batch; keys with "." or ".."
+//     segments and other bucket-level calls are refused. Only then is the request re-signed
+//     with the store's credentials, carrying only the headers the client signed (plus transfer
+//     headers such as Content-Length and User-Agent). The store's credentials never appear in
+//     the ledger or the logs.
+//   - Loopback only. The Toxiproxy listener and the L7 listener of every path bind to
+//     127.0.0.1.
 //   - Isolation. Each [Path] has its own Toxiproxy proxy and its own L7 listener; an L4 fault or
 //     an L7 rule on one path never touches another path's traffic.
 //   - L4 faults through Toxiproxy v2.12.0 embedded in-process: [Path.Partition] (Refuse: dials are

@@ -14,6 +14,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,8 +42,8 @@ type Options struct {
 	// CA signs the L7 listeners' certificates when UpstreamTLS is set; nil means New creates one
 	// for the bench. A run shares one CA across its benches.
 	CA *CA
-	// Bucket is the bucket the clients use. It lets the L7 proxy recognise virtual-hosted
-	// requests (Host "bucket.…"); path-style requests ("/bucket/key") need no configuration.
+	// Bucket is the only bucket the paths reach (required). It also lets the L7 proxy
+	// recognise virtual-hosted requests (Host "bucket.…") besides path-style ones.
 	Bucket string
 	// Clock is the run-relative clock stamped on ledger entries, typically a history
 	// recorder's Now. nil means the time elapsed since New.
@@ -53,11 +54,15 @@ type Options struct {
 	Rand *rand.Rand
 	// Logger receives debug records (rules firing, L4 changes). nil discards them.
 	Logger *slog.Logger
-	// AccessKey and SecretKey let a StripConditions rule re-sign the request it altered (the SDKs
-	// sign If-Match and If-None-Match, so removing them breaks the signature). They are only
-	// needed for that action and are never logged or written to the ledger.
-	AccessKey string
-	SecretKey string
+	// Prefix is the key prefix every request of a path must stay under (object keys, listing
+	// prefixes, DeleteObjects keys, copy sources); it must be non-empty and end in "/".
+	Prefix string
+	// AccessKey, SecretKey and SessionToken are the store's credentials. The proxy re-signs
+	// every request it forwards with them, after verifying the request against the path's own
+	// credential ([Path.Credentials]); they are never logged or written to the ledger.
+	AccessKey    string
+	SecretKey    string
+	SessionToken string
 }
 
 // Bench owns the fault paths of one run: one embedded Toxiproxy server, one L7 proxy listener
@@ -93,6 +98,12 @@ type Bench struct {
 func New(o Options) (*Bench, error) {
 	if _, _, err := net.SplitHostPort(o.Upstream); err != nil {
 		return nil, fmt.Errorf("faults: upstream %q: want host:port: %w", o.Upstream, err)
+	}
+	if o.Bucket == "" || o.AccessKey == "" || o.SecretKey == "" {
+		return nil, errors.New("faults: Options.Bucket, AccessKey and SecretKey are required: the proxy re-signs every request it forwards")
+	}
+	if !strings.HasSuffix(o.Prefix, "/") || strings.HasPrefix(o.Prefix, "/") {
+		return nil, fmt.Errorf("faults: Options.Prefix %q must end in / and not start with one", o.Prefix)
 	}
 	b := &Bench{o: o, clock: o.Clock, log: o.Logger, paths: map[string]*Path{}}
 	b.ledgerCnd = sync.NewCond(&b.ledgerMu)

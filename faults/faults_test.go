@@ -27,6 +27,7 @@ func newBench(t *testing.T) *faults.Bench {
 		Upstream:  srv.Addr(),
 		Bucket:    srv.Bucket,
 		Rand:      rand.New(rand.NewPCG(7, 11)),
+		Prefix:    "t/",
 		AccessKey: srv.AccessKey,
 		SecretKey: srv.SecretKey,
 	})
@@ -48,7 +49,7 @@ func client(t *testing.T, b *faults.Bench, writer string, c store.Client, timeou
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := testenv.MinIO(t).Config()
+	cfg := pathConfig(t, p)
 	cfg.DialContext = p.DialContext
 	cfg.Timeout = timeout
 	s, err := store.New(c, cfg)
@@ -56,6 +57,14 @@ func client(t *testing.T, b *faults.Bench, writer string, c store.Client, timeou
 		t.Fatal(err)
 	}
 	return s, p
+}
+
+// pathConfig is the shared MinIO's client configuration with the path's credential instead of
+// the store's.
+func pathConfig(t testing.TB, p *faults.Path) store.Config {
+	cfg := testenv.MinIO(t).Config()
+	cfg.AccessKey, cfg.SecretKey = p.Credentials()
+	return cfg
 }
 
 func direct(t *testing.T, c store.Client) store.Store {
@@ -593,7 +602,7 @@ func TestLedgerBucketLevelAndNoSecrets(t *testing.T) {
 }
 
 func TestRuleValidation(t *testing.T) {
-	b, err := faults.New(faults.Options{Upstream: "127.0.0.1:1"})
+	b, err := faults.New(faults.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +616,6 @@ func TestRuleValidation(t *testing.T) {
 		{Name: "x", Action: "explode"},
 		{Name: "x", Action: faults.SyntheticStatus},
 		{Name: "x", Action: faults.Delay},
-		{Name: "x", Action: faults.StripConditions}, // no credentials
 		{Name: "x", Action: faults.DropResponse, Key: "[a"},
 		{Name: "x", Action: faults.DropResponse, Header: "Range"},
 		{Name: "x", Action: faults.DropResponse, Value: "abc"},
@@ -628,8 +636,21 @@ func TestRuleValidation(t *testing.T) {
 	if err := p.RemoveRule("x"); err == nil {
 		t.Error("removing a missing rule succeeded")
 	}
-	if _, err := faults.New(faults.Options{Upstream: "nohostport"}); err == nil {
-		t.Error("bad upstream accepted")
+	good := faults.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"}
+	for name, edit := range map[string]func(*faults.Options){
+		"bad upstream":     func(o *faults.Options) { o.Upstream = "nohostport" },
+		"no credentials":   func(o *faults.Options) { o.SecretKey = "" },
+		"no bucket":        func(o *faults.Options) { o.Bucket = "" },
+		"no prefix":        func(o *faults.Options) { o.Prefix = "" },
+		"rooted prefix":    func(o *faults.Options) { o.Prefix = "/p/" },
+		"prefix without /": func(o *faults.Options) { o.Prefix = "p" },
+	} {
+		o := good
+		edit(&o)
+		if b, err := faults.New(o); err == nil {
+			_ = b.Close()
+			t.Errorf("%s accepted", name)
+		}
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +42,9 @@ func exchangeOf(ctx context.Context) *exchange {
 	return x
 }
 
-// serveHTTP is the L7 proxy of one path.
+// serveHTTP is the L7 proxy of one path. A request is admitted (signature, payload, bucket
+// and prefix) before any rule sees it; what is forwarded is re-signed with the store's
+// credentials.
 func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	b := p.b
 	if !b.enter() {
@@ -54,28 +56,28 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	e.Key, e.Query = b.target(r)
 	e.IfMatch = strings.Trim(r.Header.Get("If-Match"), `"`)
 	e.IfNoneMatch = strings.Trim(r.Header.Get("If-None-Match"), `"`)
-	q := request{method: r.Method, keys: []string{matchKey(r, e.Key)}, header: r.Header}
-	var batch *deleteBatch
-	if isDeleteObjects(r, e.Key) {
-		// Buffered before matching: a batch is matched on the keys it names.
-		batch = readDeleteBatch(r)
-		if batch.parsed {
-			e.Keys = batch.keys()
-			q.keys, q.batch = e.Keys, true
-		}
-	}
-	rule, keyRe := p.fire(q)
-	if rule != nil {
-		e.Rule, e.Action = rule.Name, string(rule.Action)
-		b.log.Debug("faults: rule fired", "writer", p.writer, "rule", rule.Name, "action", string(rule.Action),
-			"method", r.Method, "key", e.Key)
-	}
-	x := &exchange{e: &e, rule: rule}
+	x := &exchange{e: &e}
 	// Recorded even when the handler aborts the connection (panic(http.ErrAbortHandler)).
 	defer func() {
 		e.Done = b.clock()
 		b.record(x)
 	}()
+	in, refused := p.admit(r, &e)
+	if refused != nil {
+		p.refuse(w, r, x, refused)
+		return
+	}
+	q := request{method: r.Method, keys: []string{matchKey(r, e.Key)}, header: r.Header}
+	if in.batch != nil && in.batch.parsed {
+		q.keys, q.batch = e.Keys, true
+	}
+	rule, keyRe := p.fire(q)
+	x.rule = rule
+	if rule != nil {
+		e.Rule, e.Action = rule.Name, string(rule.Action)
+		b.log.Debug("faults: rule fired", "writer", p.writer, "rule", rule.Name, "action", string(rule.Action),
+			"method", r.Method, "key", e.Key)
+	}
 
 	// The request towards the store is not canceled when the client goes away (a real store
 	// keeps executing a request whose client vanished); only Close cancels it.
@@ -94,54 +96,86 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
-
 	if rule != nil && rule.Action == SyntheticStatus {
 		b.finish(x)
-		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxDuplicateBody))
 		writeS3Error(w, r, rule.Status, rule.Code, fmt.Sprintf("injected by fault rule %s", rule.Name),
 			e.Key, b.o.Bucket, fmt.Sprintf("faults-%d", e.ID))
 		e.Delivered = http.NewResponseController(w).Flush() == nil
 		return
 	}
-
-	out := r
-	if rule != nil && rule.Action == FailDeleteKeys {
-		body, failed, rest := batch.without(keyRe)
-		x.failed = failed
-		msg := fmt.Sprintf("injected by fault rule %s", rule.Name)
-		if !rest {
-			b.finish(x)
-			writeDeleteResult(w, r, failed, msg, fmt.Sprintf("faults-%d", e.ID))
-			e.Delivered = http.NewResponseController(w).Flush() == nil
-			return
-		}
-		var err error
-		out, err = b.resign(r, "fail-delete-keys", body, batch.streamed, func(h http.Header) {
-			// The DeleteResult is rewritten: ask the store for an uncompressed one.
-			h.Del("Accept-Encoding")
-		})
-		if err != nil {
-			e.Err = err.Error()
-			b.finish(x)
-			writeS3Error(w, r, http.StatusInternalServerError, "InternalError", err.Error(), e.Key, b.o.Bucket,
-				fmt.Sprintf("faults-%d", e.ID))
-			return
-		}
-	}
-	if rule != nil && rule.Action == StripConditions {
-		var err error
-		if out, err = b.stripAndResign(r); err != nil {
-			e.Err = err.Error()
-			b.finish(x)
-			writeS3Error(w, r, http.StatusInternalServerError, "InternalError", err.Error(), e.Key, b.o.Bucket,
-				fmt.Sprintf("faults-%d", e.ID))
-			return
-		}
+	out := p.outgoing(w, r, x, in, keyRe)
+	if out == nil {
+		return
 	}
 	b.rp.ServeHTTP(w, out.WithContext(context.WithValue(ctx, ctxKey{}, x)))
 	// The reverse proxy panics (and we never get here) when copying the answer to the client
 	// fails; otherwise the answer is in the server's buffer: push it to the connection.
 	e.Delivered = e.Status != 0 && http.NewResponseController(w).Flush() == nil
+}
+
+// admitted is a request whose signature and payload verified.
+type admitted struct {
+	sig     *sigV4
+	payload []byte // the body, aws-chunked framing removed
+	chunked bool   // the body came aws-chunked
+	batch   *deleteBatch
+}
+
+// admit verifies r against the path's credential, reads its body, and checks it stays inside
+// the bench's bucket and prefix. A DeleteObjects batch's keys go to e.Keys.
+func (p *Path) admit(r *http.Request, e *history.LedgerEntry) (*admitted, *refusal) {
+	s, f := verifySigV4(r, p.cred, time.Now())
+	if f != nil {
+		return nil, f
+	}
+	in := &admitted{sig: s}
+	if in.payload, in.chunked, f = verifyPayload(r, s); f != nil {
+		return nil, f
+	}
+	if isDeleteObjects(r, e.Key) {
+		// Read before matching: a batch is matched on the keys it names.
+		in.batch = &deleteBatch{streamed: in.chunked, payload: in.payload}
+		in.batch.objects, in.batch.parsed = parseDeleteObjects(in.payload)
+		e.Keys = in.batch.keys()
+	}
+	return in, p.b.confine(r, in.batch)
+}
+
+// refuse answers a request the proxy will not forward with an S3 error and records why.
+func (p *Path) refuse(w http.ResponseWriter, r *http.Request, x *exchange, f *refusal) {
+	x.e.Refused = f.Error()
+	p.b.log.Debug("faults: request refused", "writer", p.writer, "method", r.Method, "key", x.e.Key, "why", f.code)
+	p.b.finish(x)
+	writeS3Error(w, r, f.status, f.code, f.msg, x.e.Key, p.b.o.Bucket, fmt.Sprintf("faults-%d", x.e.ID))
+	x.e.Delivered = http.NewResponseController(w).Flush() == nil
+}
+
+// outgoing builds the request to forward, re-signed with the store's credentials, after
+// applying FailDeleteKeys and StripConditions. It returns nil when the proxy answered itself
+// (every key of a batch failed).
+func (p *Path) outgoing(w http.ResponseWriter, r *http.Request, x *exchange, in *admitted, keyRe *regexp.Regexp) *http.Request {
+	b, rule, payload := p.b, x.rule, in.payload
+	var edit func(http.Header)
+	switch {
+	case rule != nil && rule.Action == FailDeleteKeys:
+		body, failed, rest := in.batch.without(keyRe)
+		x.failed = failed
+		if !rest {
+			b.finish(x)
+			writeDeleteResult(w, r, failed, fmt.Sprintf("injected by fault rule %s", rule.Name), fmt.Sprintf("faults-%d", x.e.ID))
+			x.e.Delivered = http.NewResponseController(w).Flush() == nil
+			return nil
+		}
+		payload = body
+		// The DeleteResult is rewritten: ask the store for an uncompressed one.
+		edit = func(h http.Header) { h.Del("Accept-Encoding") }
+	case rule != nil && rule.Action == StripConditions:
+		edit = func(h http.Header) {
+			h.Del("If-Match")
+			h.Del("If-None-Match")
+		}
+	}
+	return b.resign(r, in.sig, payload, in.chunked, edit)
 }
 
 // matchKey is the key rules match a request on: the object key, or for a listing
@@ -159,16 +193,7 @@ func matchKey(r *http.Request, key string) string {
 // target extracts the object key and a credential-free query from a request, path-style
 // ("/bucket/key") or virtual-hosted (Host "bucket.…", path "/key").
 func (b *Bench) target(r *http.Request) (key, query string) {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	pth := strings.TrimPrefix(r.URL.Path, "/")
-	if b.o.Bucket != "" && strings.HasPrefix(host, b.o.Bucket+".") {
-		key = pth
-	} else {
-		_, key, _ = strings.Cut(pth, "/")
-	}
+	_, key = b.split(r)
 	if r.URL.RawQuery != "" {
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {

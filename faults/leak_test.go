@@ -23,7 +23,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 
 	ctx := context.Background()
 	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Rand: rand.New(rand.NewPCG(1, 2)),
-		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
+		Prefix: "t/", AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		}
 		tr := store.NewTransport(p.DialContext)
 		defer tr.CloseIdleConnections()
-		cfg := srv.Config()
+		cfg := pathConfig(t, p)
 		cfg.Transport = tr
 		cfg.Timeout = 300 * time.Millisecond
 		s, err := store.New(c, cfg)

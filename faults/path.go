@@ -55,6 +55,7 @@ type Path struct {
 	writer string
 	listen string // the Toxiproxy listener the client dials; stable across Heal
 	l7     string // the L7 listener the Toxiproxy proxy forwards to
+	cred   credential
 	srv    *http.Server
 	served chan struct{}
 
@@ -73,11 +74,15 @@ type Path struct {
 }
 
 func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
+	cred, err := newCredential()
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("faults: L7 listener for %s: %w", writer, err)
 	}
-	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), rng: rng, served: make(chan struct{}),
+	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), cred: cred, rng: rng, served: make(chan struct{}),
 		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
 	p.srv = &http.Server{
 		Handler:  http.HandlerFunc(p.serveHTTP),
@@ -112,6 +117,13 @@ func (p *Path) proxyName() string { return "faults/" + p.writer }
 
 // Writer is the name the path was created for.
 func (p *Path) Writer() string { return p.writer }
+
+// Credentials is the path's own SigV4 key pair, drawn from crypto/rand when the path was
+// created: the writer's client signs with it (instead of the store's credentials), and the
+// path refuses every request that does not verify against it.
+func (p *Path) Credentials() (accessKey, secretKey string) {
+	return p.cred.accessKey, p.cred.secretKey
+}
 
 // Addr is the address of the path's entry (the Toxiproxy listener) that DialContext dials.
 func (p *Path) Addr() string { return p.listen }

@@ -35,16 +35,15 @@ const (
 	// Copies 2, the first copy's answer, and the second copy's answer in Err.
 	Duplicate Action = "duplicate"
 	// StripConditions forwards the request without If-Match and If-None-Match, emulating a store
-	// that ignores preconditions. The request is re-signed (SigV4) with Options.AccessKey and
-	// Options.SecretKey, which the action requires; an aws-chunked (streaming-signed) body is
-	// decoded and sent as a plain signed payload.
+	// that ignores preconditions. Like every forwarded request it is re-signed (SigV4) with the
+	// store's credentials; an aws-chunked (streaming-signed) body is decoded and sent as a plain
+	// signed payload.
 	StripConditions Action = "strip-conditions"
 	// FailDeleteKeys makes a DeleteObjects batch fail for the keys the rule's Key matches
 	// (every key when Key is ""), the way S3 reports per-key failures: HTTP 200 with an
 	// <Error> entry (Code InternalError) per failed key in the DeleteResult. The matching
-	// <Object> entries are cut from the request, the rest is forwarded (re-signed like
-	// StripConditions, with the payload hash and body checksums recomputed, so the action
-	// needs Options.AccessKey and SecretKey) and the store's DeleteResult gets the Error
+	// <Object> entries are cut from the request, the rest is forwarded (re-signed, with the
+	// payload hash and body checksums recomputed) and the store's DeleteResult gets the Error
 	// entries added. When every key fails the store never sees the request and the proxy
 	// answers the DeleteResult itself. A store answer other than 200 reaches the client as it
 	// is; a 200 that is not a DeleteResult the proxy can extend cuts the client's connection
@@ -146,9 +145,6 @@ func (b *Bench) compile(r Rule) (*rule, error) {
 			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay", r.Name)
 		}
 	case StripConditions, FailDeleteKeys:
-		if b.o.AccessKey == "" || b.o.SecretKey == "" {
-			return nil, fmt.Errorf("faults: rule %s: %s needs Options.AccessKey and SecretKey to re-sign", r.Name, r.Action)
-		}
 		if r.Action == FailDeleteKeys && r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {
 			return nil, fmt.Errorf("faults: rule %s: fail-delete-keys matches DeleteObjects (POST) only, got method %s", r.Name, r.Method)
 		}

@@ -48,7 +48,8 @@ func TestTLSPathTerminatesAndReoriginates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := faults.New(faults.Options{Upstream: up.Listener.Addr().String(), Bucket: "bkt", CA: runCA,
+	b, err := faults.New(faults.Options{Upstream: up.Listener.Addr().String(), Bucket: "bkt", CA: runCA, Prefix: "run/",
+		AccessKey: "store-key", SecretKey: "store-secret",
 		UpstreamTLS: &tls.Config{RootCAs: storeCA.Pool(), ServerName: "store.test"}})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +67,8 @@ func TestTLSPathTerminatesAndReoriginates(t *testing.T) {
 	}
 	endpoint := "https://bkt.store.test:" + port // virtual-hosted; DialContext never resolves it
 	put := func(c *http.Client) (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPut, endpoint+"/key", strings.NewReader("body"))
-		return c.Do(req)
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPut, endpoint+"/run/key", strings.NewReader("body"))
+		return c.Do(signed(p, req, []byte("body")))
 	}
 
 	// Not trusting the run CA (the system roots, or the store's own CA): refused.
@@ -104,7 +105,7 @@ func TestTLSPathTerminatesAndReoriginates(t *testing.T) {
 		t.Fatal("a dropped response must reach the client as a transport error")
 	}
 	l := b.Ledger()
-	if len(l) != 2 || l[0].Key != "key" || l[1].Rule != "drop" || !l[1].Forwarded || l[1].Delivered || l[1].ETag != "e1" {
+	if len(l) != 2 || l[0].Key != "run/key" || l[1].Rule != "drop" || !l[1].Forwarded || l[1].Delivered || l[1].ETag != "e1" {
 		t.Fatalf("ledger %+v", l)
 	}
 }

@@ -29,6 +29,10 @@ type LedgerEntry struct {
 	Code        string        `json:"code,omitempty"`   // the store's S3 error code
 	Delivered   bool          `json:"delivered"`        // the client received the store's answer
 	Err         string        `json:"err,omitempty"`
+	// Refused says why the fault proxy answered the request itself with an S3 error instead of
+	// forwarding it (a signature that does not verify, a key outside the run's prefix); the
+	// store never saw it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Applied reports whether the store accepted the request (a 2xx answer).

@@ -179,8 +179,11 @@ func (cr *cellRun) run(ctx context.Context) error {
 	cr.rec = history.NewRecorder()
 	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
 	cfg := cr.r.env.Config()
-	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
-		Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+	// The cell's prefix: the fault paths refuse any request of a writer that reaches outside it.
+	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
+	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
+		Clock: cr.rec.Now, Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
+		UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
 	if err != nil {
 		return harnessf("fault paths: %v", err)
 	}
@@ -189,7 +192,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
 	cr.l4apply = map[string]map[string]func(*faults.Path) error{}
 
-	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
+	shard := writers.Shard{Prefix: prefix,
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
 	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: v,
 		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
@@ -296,13 +299,16 @@ func (cr *cellRun) cellTimeout() time.Duration {
 }
 
 // storeFor builds a writer's client over its own fault path: the endpoint stays the real
-// one, only the dialer goes through the path.
+// one, only the dialer goes through the path, and the client signs with the path's own
+// credential (the path verifies it and re-signs with the store's).
 func (cr *cellRun) storeFor(id string) (store.Store, error) {
 	p, err := cr.fb.Path(id)
 	if err != nil {
 		return nil, harnessf("fault path for %s: %v", id, err)
 	}
 	cfg := cr.r.env.Config()
+	cfg.AccessKey, cfg.SecretKey = p.Credentials()
+	cfg.SessionToken = ""
 	cfg.DialContext = p.DialContext
 	if ca := cr.fb.RootCAs(); ca != nil {
 		// The path's TLS listener speaks for the endpoint with a run-local certificate: the
