@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -27,19 +28,20 @@ const (
 	Informational Class = "INFO"
 )
 
-// Verdict is the outcome of one probe.
-type Verdict string
+// Verdict is the outcome of one probe: the checker's verdict type, with pass, fail and error
+// meaning what they mean for an invariant, plus [Info].
+type Verdict = checker.Verdict
 
 // The probe verdicts.
 const (
 	// Pass: the store behaved as the probe requires.
-	Pass Verdict = "pass"
+	Pass = checker.Pass
 	// Fail: the store did something the probe rules out.
-	Fail Verdict = "fail"
+	Fail = checker.Fail
 	// Info: the probe records an observation and requires nothing.
 	Info Verdict = "info"
 	// Error: the probe could not be judged (no answer, a harness problem).
-	Error Verdict = "error"
+	Error = checker.Error
 )
 
 // Overall is the verdict of a whole report.
