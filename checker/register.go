@@ -214,34 +214,26 @@ type RegisterRequest uint8
 
 // The requests of the register model.
 const (
-	// RegisterCreate is a PUT with If-None-Match: *.
-	RegisterCreate = RegisterRequest(opCreate)
-	// RegisterCAS is a PUT with If-Match: [RegisterOp.IfMatch].
-	RegisterCAS = RegisterRequest(opCAS)
-	// RegisterPut is an unconditional PUT.
-	RegisterPut = RegisterRequest(opPut)
-	// RegisterGet is a GET or HEAD.
-	RegisterGet = RegisterRequest(opGet)
-	// RegisterDelete is a DELETE.
-	RegisterDelete = RegisterRequest(opDelete)
+	RegisterCreate = RegisterRequest(opCreate) // PUT If-None-Match: *
+	RegisterCAS    = RegisterRequest(opCAS)    // PUT If-Match: RegisterOp.IfMatch
+	RegisterPut    = RegisterRequest(opPut)    // unconditional PUT
+	RegisterGet    = RegisterRequest(opGet)    // GET or HEAD
+	RegisterDelete = RegisterRequest(opDelete) // DELETE
 )
 
 // RegisterAnswer is the store's answer to a request, as the register model classifies it.
 type RegisterAnswer uint8
 
-// The answers of the register model.
+// The answers of the register model. AnswerRefused is a failed condition (412, or 409 where
+// a store answers a lost conditional race so): legal only when the condition did not hold.
+// AnswerNotApplied is another 4xx, refused whatever the state. AnswerUnknown is no answer or
+// a 5xx: the request may or may not have been applied.
 const (
-	// AnswerOK is a 2xx: the request was applied.
-	AnswerOK = RegisterAnswer(resOK)
-	// AnswerRefused is a failed condition (412, or 409 where a store answers a lost
-	// conditional race so): legal only when the condition did not hold.
-	AnswerRefused = RegisterAnswer(resPrecond)
-	// AnswerNotFound is a 404.
-	AnswerNotFound = RegisterAnswer(resNotFound)
-	// AnswerNotApplied is another 4xx: refused, not applied, whatever the state.
+	AnswerOK         = RegisterAnswer(resOK)
+	AnswerRefused    = RegisterAnswer(resPrecond)
+	AnswerNotFound   = RegisterAnswer(resNotFound)
 	AnswerNotApplied = RegisterAnswer(resNotApplied)
-	// AnswerUnknown is no answer or a 5xx: the request may or may not have been applied.
-	AnswerUnknown = RegisterAnswer(resUnknown)
+	AnswerUnknown    = RegisterAnswer(resUnknown)
 )
 
 // RegisterState is a state of the register: absent, or present with an ETag ("" when

@@ -317,40 +317,21 @@ func legend() []legendItem {
 }
 
 // Glyphs, as path data centred on (x, y).
-func glyphTriUp(x, y float64) string {
-	return fmt.Sprintf("M%s %sl5 9h-10z", num(x), num(y-5))
-}
+var (
+	glyphTriUp    = glyph(0, -5, "l5 9h-10z")
+	glyphTriRight = glyph(-4, -5, "l9 5-9 5z")
+	glyphSquare   = glyph(-4, -4, "h8v8h-8z")
+	glyphCircle   = glyph(-4, 0, "a4 4 0 1 0 8 0a4 4 0 1 0-8 0")
+	glyphDiamond  = glyph(0, -5, "l5 5-5 5-5-5z")
+	glyphCross    = glyph(-4, -4, "l8 8m0-8-8 8")
+	glyphBar      = glyph(-1, -7, "h2v14h-2z")
+	glyphDot      = glyph(-3, 0, "a3 3 0 1 0 6 0a3 3 0 1 0-6 0")
+	glyphRing     = glyph(-8, 0, "a8 8 0 1 0 16 0a8 8 0 1 0-16 0")
+)
 
-func glyphTriRight(x, y float64) string {
-	return fmt.Sprintf("M%s %sl9 5-9 5z", num(x-4), num(y-5))
-}
-
-func glyphSquare(x, y float64) string {
-	return fmt.Sprintf("M%s %sh8v8h-8z", num(x-4), num(y-4))
-}
-
-func glyphCircle(x, y float64) string {
-	return fmt.Sprintf("M%s %sa4 4 0 1 0 8 0a4 4 0 1 0-8 0", num(x-4), num(y))
-}
-
-func glyphDiamond(x, y float64) string {
-	return fmt.Sprintf("M%s %sl5 5-5 5-5-5z", num(x), num(y-5))
-}
-
-func glyphCross(x, y float64) string {
-	return fmt.Sprintf("M%s %sl8 8m0-8-8 8", num(x-4), num(y-4))
-}
-
-func glyphBar(x, y float64) string {
-	return fmt.Sprintf("M%s %sh2v14h-2z", num(x-1), num(y-7))
-}
-
-func glyphDot(x, y float64) string {
-	return fmt.Sprintf("M%s %sa3 3 0 1 0 6 0a3 3 0 1 0-6 0", num(x-3), num(y))
-}
-
-func glyphRing(x, y float64) string {
-	return fmt.Sprintf("M%s %sa8 8 0 1 0 16 0a8 8 0 1 0-16 0", num(x-8), num(y))
+// glyph is a shape whose path starts at (x+dx, y+dy).
+func glyph(dx, dy float64, path string) func(x, y float64) string {
+	return func(x, y float64) string { return fmt.Sprintf("M%s %s%s", num(x+dx), num(y+dy), path) }
 }
 
 // timeTicks picks about ten round instants in [0, end].
