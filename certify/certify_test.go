@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anishathalye/porcupine"
-
+	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
@@ -246,35 +245,48 @@ func TestPrefixMustBeFresh(t *testing.T) {
 	}
 }
 
-// TestCASModel checks the porcupine model on hand-made histories.
-func TestCASModel(t *testing.T) {
-	init := casState{value: 0, nonce: "n0", etag: "e0", known: true}
-	op := func(c int, call, ret int64, in casInput, out casOutput) porcupine.Operation {
-		return porcupine.Operation{ClientId: c, Input: in, Call: call, Output: out, Return: ret}
+// TestChainModel checks, on hand-made histories, the checker's register model as B11 uses it:
+// each state's value is the link's value and nonce.
+func TestChainModel(t *testing.T) {
+	init := checker.RegisterState{Exists: true, ETag: "e0", Value: chainValue(0, "n0")}
+	write := func(c int, call, ret int64, ifMatch string, value int, n string, a checker.RegisterAnswer, etag string) checker.RegisterOp {
+		return checker.RegisterOp{Client: c, Call: call, Return: ret, Request: checker.RegisterCAS, IfMatch: ifMatch, Answer: a,
+			ETag: etag, Value: chainValue(value, n)}
 	}
-	ok := []porcupine.Operation{
-		op(0, 0, 10, casInput{op: casWrite, ifMatch: "e0", value: 1, nonce: "a"}, casOutput{res: casOK, etag: "e1"}),
-		op(1, 1, 11, casInput{op: casWrite, ifMatch: "e0", value: 1, nonce: "b"}, casOutput{res: casRefused}),
-		op(1, 12, 13, casInput{op: casGet}, casOutput{etag: "e1", value: 1, nonce: "a"}),
-		op(2, 14, 15, casInput{op: casWrite, ifMatch: "e1", value: 2, nonce: "c"}, casOutput{res: casUnknown}),
-		op(0, 16, 17, casInput{op: casGet}, casOutput{etag: "e2", value: 2, nonce: "c"}),
+	get := func(c int, call, ret int64, etag string, value int, n string) checker.RegisterOp {
+		return checker.RegisterOp{Client: c, Call: call, Return: ret, Request: checker.RegisterGet, Answer: checker.AnswerOK,
+			ETag: etag, Value: chainValue(value, n)}
 	}
-	if res := porcupine.CheckOperationsTimeout(casModel(init), ok, time.Second); res != porcupine.Ok {
+	ok := []checker.RegisterOp{
+		write(0, 0, 10, "e0", 1, "a", checker.AnswerOK, "e1"),
+		write(1, 1, 11, "e0", 1, "b", checker.AnswerRefused, ""),
+		get(1, 12, 13, "e1", 1, "a"),
+		write(2, 14, 15, "e1", 2, "c", checker.AnswerUnknown, ""),
+		get(0, 16, 17, "e2", 2, "c"),
+	}
+	if res := checker.CheckRegister(init, ok, time.Second); res != checker.Pass {
 		t.Fatalf("linearizable history judged %s", res)
 	}
-	forked := []porcupine.Operation{
-		op(0, 0, 10, casInput{op: casWrite, ifMatch: "e0", value: 1, nonce: "a"}, casOutput{res: casOK, etag: "e1"}),
-		op(1, 1, 11, casInput{op: casWrite, ifMatch: "e0", value: 1, nonce: "b"}, casOutput{res: casOK, etag: "e2"}),
+	forked := []checker.RegisterOp{
+		write(0, 0, 10, "e0", 1, "a", checker.AnswerOK, "e1"),
+		write(1, 1, 11, "e0", 1, "b", checker.AnswerOK, "e2"),
 	}
-	if res := porcupine.CheckOperationsTimeout(casModel(init), forked, time.Second); res != porcupine.Illegal {
+	if res := checker.CheckRegister(init, forked, time.Second); res != checker.Fail {
 		t.Fatalf("two CAS wins from one ETag judged %s", res)
 	}
-	stale := []porcupine.Operation{
-		op(0, 0, 1, casInput{op: casWrite, ifMatch: "e0", value: 1, nonce: "a"}, casOutput{res: casOK, etag: "e1"}),
-		op(1, 2, 3, casInput{op: casGet}, casOutput{etag: "e0", value: 0, nonce: "n0"}),
+	stale := []checker.RegisterOp{
+		write(0, 0, 1, "e0", 1, "a", checker.AnswerOK, "e1"),
+		get(1, 2, 3, "e0", 0, "n0"),
 	}
-	if res := porcupine.CheckOperationsTimeout(casModel(init), stale, time.Second); res != porcupine.Illegal {
+	if res := checker.CheckRegister(init, stale, time.Second); res != checker.Fail {
 		t.Fatalf("a stale read after an acknowledged CAS judged %s", res)
+	}
+	wrongLink := []checker.RegisterOp{
+		write(0, 0, 1, "e0", 1, "a", checker.AnswerOK, "e1"),
+		get(1, 2, 3, "e1", 1, "b"),
+	}
+	if res := checker.CheckRegister(init, wrongLink, time.Second); res != checker.Fail {
+		t.Fatalf("a read of a link no acknowledged write stored judged %s", res)
 	}
 }
 

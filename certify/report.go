@@ -3,11 +3,13 @@ package certify
 import (
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/reports"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -109,69 +111,36 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// WriteHTML writes the report as a self-contained HTML page (no scripts, no external
-// resources; every value escaped by html/template).
+// WriteHTML writes the report as a self-contained HTML page in the style of the bench's run
+// reports (no scripts, no external resources; every value escaped by html/template).
 func (r *Report) WriteHTML(w io.Writer) error {
-	return pageTemplate.Execute(w, r)
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	c := reports.Certification{
+		Title:   r.Store.Server + " " + r.Store.Endpoint,
+		Verdict: overallVerdict[r.Verdict],
+		Summary: r.Summary(),
+		Facts: []reports.Fact{
+			{Label: "store", Value: fmt.Sprintf("%s at %s, bucket %s (stack %s)", r.Store.Server, r.Store.Endpoint, r.Store.Bucket, r.Store.Stack)},
+			{Label: "prefix", Value: r.Prefix},
+			{Label: "clients", Value: strings.Join(r.Clients, ", ")},
+			{Label: "scale", Value: fmt.Sprintf("%d keys per race; racers %s; %d chain writers", r.Keys, joinInts(r.Racers), r.Writers)},
+			{Label: "started", Value: r.Started.UTC().Format(time.RFC3339) + ", took " + ms(r.Duration)},
+		},
+		Note: "HARD probes disqualify the store when they fail; INFO probes are recorded and never decide the verdict.",
+	}
+	for _, f := range []reports.Fact{{Label: "cleanup", Value: r.Cleanup}, {Label: "command", Value: r.Command, Code: true},
+		{Label: "version", Value: r.Version}} {
+		if f.Value != "" {
+			c.Facts = append(c.Facts, f)
+		}
+	}
+	for _, x := range r.Results {
+		c.Rows = append(c.Rows, reports.CertificationRow{Client: x.Client, ID: x.ID, Title: x.Title, Asserts: x.Asserts,
+			Class: string(x.Class), Verdict: x.Verdict, VerdictLabel: verdictText(x), Duration: ms(x.Duration),
+			Observed: x.Observed, Details: x.Details})
+	}
+	return reports.WriteCertification(w, c)
 }
 
-var pageTemplate = template.Must(template.New("certify").Funcs(template.FuncMap{
-	"ms":      func(d time.Duration) string { return d.Round(time.Millisecond).String() },
-	"lower":   func(v Verdict) string { return string(v) },
-	"overall": func(v Overall) string { return strings.ReplaceAll(string(v), " ", "-") },
-	"ints":    joinInts,
-	"join":    strings.Join,
-	"when":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>fencebench certify: {{.Store.Server}} {{.Store.Endpoint}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; }
-.verdict { font-size: 1.2em; font-weight: bold; padding: .5em 1em; border-radius: 4px; display: inline-block; }
-.certified { background: #d9f2dd; color: #145a22; }
-.not-certified { background: #f8d7d7; color: #7a1010; }
-.inconclusive { background: #fff0c2; color: #6b5000; }
-table { border-collapse: collapse; margin-top: 1em; width: 100%; }
-th, td { border-bottom: 1px solid #ddd; padding: .35em .6em; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; }
-td:first-child { white-space: nowrap; }
-td.pass { color: #145a22; } td.fail { color: #a01515; font-weight: bold; } td.error { color: #8a6d00; font-weight: bold; }
-td.info { color: #285a8c; }
-.asserts { color: #666; font-size: .9em; }
-dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
-dt { font-weight: bold; }
-ul.details { margin: .3em 0; padding-left: 1.2em; font-family: ui-monospace, monospace; font-size: .85em; }
-</style>
-</head>
-<body>
-<h1>fencebench certify</h1>
-<p class="verdict {{overall .Verdict}}">{{.Summary}}</p>
-<dl>
-<dt>Store</dt><dd>{{.Store.Server}} at {{.Store.Endpoint}}, bucket {{.Store.Bucket}} (stack {{.Store.Stack}})</dd>
-<dt>Prefix</dt><dd>{{.Prefix}}</dd>
-<dt>Clients</dt><dd>{{join .Clients ", "}}</dd>
-<dt>Scale</dt><dd>{{.Keys}} keys per race; racers {{ints .Racers}}; {{.Writers}} chain writers</dd>
-<dt>Started</dt><dd>{{when .Started}}, took {{ms .Duration}}</dd>
-{{if .Cleanup}}<dt>Cleanup</dt><dd>{{.Cleanup}}</dd>{{end}}
-{{if .Command}}<dt>Command</dt><dd><code>{{.Command}}</code></dd>{{end}}
-{{if .Version}}<dt>Version</dt><dd>{{.Version}}</dd>{{end}}
-</dl>
-<p>HARD probes disqualify the store when they fail; INFO probes are recorded and never decide the verdict.</p>
-<table>
-<tr><th>Client</th><th>Probe</th><th>Class</th><th>Verdict</th><th>Time</th><th>Observed</th></tr>
-{{range .Results}}<tr>
-<td>{{.Client}}</td>
-<td><b>{{.ID}}</b> {{.Title}}<div class="asserts">{{.Asserts}}</div></td>
-<td>{{.Class}}</td>
-<td class="{{lower .Verdict}}">{{.Verdict}}</td>
-<td>{{ms .Duration}}</td>
-<td>{{.Observed}}{{if .Details}}<details><summary>details</summary><ul class="details">{{range .Details}}<li>{{.}}</li>{{end}}</ul></details>{{end}}</td>
-</tr>
-{{end}}</table>
-</body>
-</html>
-`))
+// overallVerdict colours the report's verdict as the checker's verdict of the same meaning.
+var overallVerdict = map[Overall]checker.Verdict{Certified: checker.Pass, NotCertified: checker.Fail, Inconclusive: checker.Inconclusive}

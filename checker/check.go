@@ -68,42 +68,7 @@ func compose(res *Result, x *index) {
 	survived := false // the verdict is fail only because an expected failure did not happen
 	switch {
 	case len(ex.Violated) > 0:
-		var unexpected []string
-		for _, n := range failed {
-			if !slices.Contains(ex.Violated, n) {
-				unexpected = append(unexpected, n)
-			}
-		}
-		// A broken protocol often breaks more than the invariant it is known for (a lost write
-		// is usually also a second owner); those extra failures are reported, and the kill
-		// stands or falls with the listed ones.
-		for _, n := range unexpected {
-			reasons = append(reasons, fmt.Sprintf("%s also failed: %s", n, status[n].Explanation))
-		}
-		var passed, unsure []string
-		for _, n := range ex.Violated {
-			switch status[n].Status {
-			case Fail:
-			case Inconclusive:
-				unsure = append(unsure, n)
-			default:
-				passed = append(passed, n)
-			}
-		}
-		for _, n := range passed {
-			reasons = append(reasons, fmt.Sprintf("variant survived: expected %s to fail, it passed", n))
-		}
-		for _, n := range unsure {
-			reasons = append(reasons, fmt.Sprintf("expected %s to fail, it was inconclusive: %s", n, status[n].Explanation))
-		}
-		switch {
-		case len(passed) > 0:
-			verdict, survived = Fail, true
-		case len(unsure) > 0:
-			verdict = Inconclusive
-		default:
-			reasons = append([]string{"variant killed: " + strings.Join(ex.Violated, ", ") + " failed as expected"}, reasons...)
-		}
+		verdict, survived, reasons = variantVerdict(ex.Violated, failed, status)
 	case ex.Verdict == Fail:
 		if len(failed) > 0 {
 			reasons = append(reasons, "a failure was expected: "+strings.Join(failed, ", ")+" failed")
@@ -126,19 +91,7 @@ func compose(res *Result, x *index) {
 		}
 	}
 
-	var gating []string
-	for _, a := range res.Attestation {
-		if !a.Fired {
-			gating = append(gating, fmt.Sprintf("declared fault %q (%s) never fired", a.Name, a.Layer))
-		}
-	}
-	if ex.MinAcked > 0 && res.Acked < ex.MinAcked {
-		gating = append(gating, fmt.Sprintf("only %s acknowledged, below the floor of %d",
-			plural(res.Acked, "op", "ops"), ex.MinAcked))
-	}
-	if res.Acked == 0 && len(ex.Faults) == 0 && ex.MinAcked == 0 {
-		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
-	}
+	gating := gatingReasons(res, ex)
 	// A run that showed the failure it was expected to show proved its point, whatever else it
 	// did not get to exercise (a variant killed early never reaches its later faults); a pass
 	// of the correct protocol, or a variant's survival, proves nothing unless the run did
@@ -152,15 +105,81 @@ func compose(res *Result, x *index) {
 		reasons = append(reasons, fmt.Sprintf("all %s held", plural(len(res.Invariants), "invariant", "invariants")))
 	}
 	res.Verdict, res.Reasons = verdict, reasons
+	res.Narrative = narrative(verdict, reasons, res.Invariants)
+}
 
+// narrative is the verdict with its reasons, then the story of each failed invariant.
+func narrative(verdict Verdict, reasons []string, invariants []InvariantResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s.", verdict, strings.Join(reasons, "; "))
-	for _, ir := range res.Invariants {
+	for _, ir := range invariants {
 		if ir.Status == Fail && ir.Narrative != "" {
 			fmt.Fprintf(&b, "\n%s: %s.", ir.Name, ir.Narrative)
 		}
 	}
-	res.Narrative = b.String()
+	return b.String()
+}
+
+// variantVerdict judges a broken variant's run: it is killed exactly when every listed
+// invariant failed; survived says a fail comes only from a listed invariant that passed.
+func variantVerdict(violated, failed []string, status map[string]InvariantResult) (verdict Verdict, survived bool, reasons []string) {
+	verdict = Pass
+	var unexpected []string
+	for _, n := range failed {
+		if !slices.Contains(violated, n) {
+			unexpected = append(unexpected, n)
+		}
+	}
+	// A broken protocol often breaks more than the invariant it is known for (a lost write
+	// is usually also a second owner); those extra failures are reported, and the kill
+	// stands or falls with the listed ones.
+	for _, n := range unexpected {
+		reasons = append(reasons, fmt.Sprintf("%s also failed: %s", n, status[n].Explanation))
+	}
+	var passed, unsure []string
+	for _, n := range violated {
+		switch status[n].Status {
+		case Fail:
+		case Inconclusive:
+			unsure = append(unsure, n)
+		default:
+			passed = append(passed, n)
+		}
+	}
+	for _, n := range passed {
+		reasons = append(reasons, fmt.Sprintf("variant survived: expected %s to fail, it passed", n))
+	}
+	for _, n := range unsure {
+		reasons = append(reasons, fmt.Sprintf("expected %s to fail, it was inconclusive: %s", n, status[n].Explanation))
+	}
+	switch {
+	case len(passed) > 0:
+		verdict, survived = Fail, true
+	case len(unsure) > 0:
+		verdict = Inconclusive
+	default:
+		reasons = append([]string{"variant killed: " + strings.Join(violated, ", ") + " failed as expected"}, reasons...)
+	}
+	return verdict, survived, reasons
+}
+
+// gatingReasons says why a run may not have exercised what it declared: a declared fault
+// that never fired, too few acknowledgements, or nothing acknowledged and no fault declared.
+func gatingReasons(res *Result, ex Expect) []string {
+	var gating []string
+	for _, a := range res.Attestation {
+		if !a.Fired {
+			gating = append(gating, fmt.Sprintf("declared fault %q (%s) never fired", a.Name, a.Layer))
+		}
+	}
+	if ex.MinAcked > 0 && res.Acked < ex.MinAcked {
+		gating = append(gating, fmt.Sprintf("only %s acknowledged, below the floor of %d",
+			plural(res.Acked, "op", "ops"), ex.MinAcked))
+	}
+	if res.Acked == 0 && len(ex.Faults) == 0 && ex.MinAcked == 0 {
+		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
+	}
+	return gating
 }
 
 func verbOf(v Verdict) string {

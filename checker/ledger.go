@@ -60,6 +60,34 @@ func resolveAmbiguous(x *index) map[int32]Resolution {
 	if !any {
 		return out
 	}
+	puts := x.putsByWriterKey()
+	writes := map[wkey][]int32{}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if writesKey(e.Kind) && e.Key != "" {
+			k := wkey{e.Writer, e.Key}
+			writes[k] = append(writes[k], p)
+		}
+	}
+	for k, ps := range writes {
+		for j, p := range ps {
+			e := &x.ev[p]
+			if e.Outcome != history.Ambiguous {
+				continue
+			}
+			until := time.Duration(math.MaxInt64)
+			if j+1 < len(ps) {
+				until = x.ev[ps[j+1]].Invoke
+			}
+			r, cands := x.resolve(e, puts[k], until)
+			out[p] = Resolution{Event: e.ID, Outcome: r, Ledger: cands}
+		}
+	}
+	return out
+}
+
+// putsByWriterKey lists the ledger's PUTs per writer and key, in arrival order.
+func (x *index) putsByWriterKey() map[wkey][]int {
 	puts := map[wkey][]int{}
 	for i := range x.in.Ledger {
 		l := &x.in.Ledger[i]
@@ -81,58 +109,42 @@ func resolveAmbiguous(x *index) map[int32]Resolution {
 		})
 		puts[k] = ls
 	}
-	writes := map[wkey][]int32{}
-	for _, p := range x.order {
-		e := &x.ev[p]
-		if writesKey(e.Kind) && e.Key != "" {
-			k := wkey{e.Writer, e.Key}
-			writes[k] = append(writes[k], p)
+	return puts
+}
+
+// resolve settles ambiguous write e from the writer's PUTs on its key (ledger indexes ls, in
+// arrival order) that arrived before until; it returns the outcome and the candidates.
+func (x *index) resolve(e *history.Event, ls []int, until time.Duration) (string, []int64) {
+	var cands []int64
+	applied, allNot := false, true
+	from := sort.Search(len(ls), func(i int) bool { return x.in.Ledger[ls[i]].Time >= e.Invoke-ledgerSlack })
+	for _, li := range ls[from:] {
+		l := &x.in.Ledger[li]
+		if l.Time >= until {
+			break
 		}
-	}
-	for k, ps := range writes {
-		for j, p := range ps {
-			e := &x.ev[p]
-			if e.Outcome != history.Ambiguous {
+		if e.Kind == history.Claim {
+			if l.IfMatch == "" && l.IfNoneMatch == "" {
 				continue
 			}
-			until := time.Duration(math.MaxInt64)
-			if j+1 < len(ps) {
-				until = x.ev[ps[j+1]].Invoke
-			}
-			var cands []int64
-			applied, allNot := false, true
-			ls := puts[k]
-			from := sort.Search(len(ls), func(i int) bool { return x.in.Ledger[ls[i]].Time >= e.Invoke-ledgerSlack })
-			for _, li := range ls[from:] {
-				l := &x.in.Ledger[li]
-				if l.Time >= until {
-					break
-				}
-				if e.Kind == history.Claim {
-					if l.IfMatch == "" && l.IfNoneMatch == "" {
-						continue
-					}
-				} else if e.Token != "" && normToken(l.IfMatch) != normToken(e.Token) {
-					continue
-				}
-				cands = append(cands, l.ID)
-				if l.Applied() {
-					applied = true
-				} else if !notApplied(l) {
-					allNot = false
-				}
-			}
-			r := ResolvedUnknown
-			switch {
-			case applied:
-				r = ResolvedApplied
-			case len(cands) > 0 && allNot:
-				r = ResolvedNotApplied
-			}
-			out[p] = Resolution{Event: e.ID, Outcome: r, Ledger: cands}
+		} else if e.Token != "" && normToken(l.IfMatch) != normToken(e.Token) {
+			continue
+		}
+		cands = append(cands, l.ID)
+		if l.Applied() {
+			applied = true
+		} else if !notApplied(l) {
+			allNot = false
 		}
 	}
-	return out
+	r := ResolvedUnknown
+	switch {
+	case applied:
+		r = ResolvedApplied
+	case len(cands) > 0 && allNot:
+		r = ResolvedNotApplied
+	}
+	return r, cands
 }
 
 // ambiguityStats reports resolutions in history order.

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sort"
 	"strings"
@@ -12,190 +11,13 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// The store-linearizability check models each fence key as a compare-and-swap register
-// whose state is "absent" or "present with ETag e" (e possibly unknown, after a write whose
-// answer never arrived). It is nondeterministic: a request whose outcome is unknown may or may
-// not have been applied.
-
-type regOp uint8
-
-const (
-	opAssume      regOp = iota // synthetic: the chunk starts in a known state
-	opCreate                   // PUT If-None-Match: *
-	opCAS                      // PUT If-Match: token
-	opPut                      // unconditional PUT
-	opGet                      // GET / HEAD
-	opDelete                   // DELETE
-	opMaybeDelete              // DeleteObjects: the ledger does not name its keys
-)
-
-type regRes uint8
-
-const (
-	resOK         regRes = iota // 2xx
-	resPrecond                  // 412
-	resNotFound                 // 404
-	resNotApplied               // another 4xx: refused, not applied
-	resUnknown                  // no answer, 5xx, or a duplicate copy: possibly applied
-)
-
-type regState struct {
-	exists bool
-	known  bool // etag is known
-	etag   string
-}
-
-type regInput struct {
-	part    int // chunk id, the porcupine partition
-	op      regOp
-	ifMatch string
-	assume  regState
-}
-
-type regOutput struct {
-	res  regRes
-	etag string
-}
-
-// regOperation is one store request on one key, before it becomes a porcupine.Operation.
-type regOperation struct {
-	call, ret int64
-	in        regInput
-	out       regOutput
-	ledger    int64 // ledger entry ID
-	writer    string
-}
-
-func regStep(s regState, in regInput, out regOutput) []regState {
-	keep := []regState{s}
-	switch in.op {
-	case opAssume:
-		return []regState{in.assume}
-	case opCreate:
-		switch out.res {
-		case resOK:
-			if !s.exists {
-				return []regState{{true, out.etag != "", out.etag}}
-			}
-			return nil
-		case resPrecond:
-			if s.exists {
-				return keep
-			}
-			return nil
-		case resUnknown:
-			if !s.exists {
-				return []regState{s, {true, false, ""}}
-			}
-		}
-		return keep
-	case opCAS:
-		match := s.exists && (!s.known || s.etag == in.ifMatch)
-		switch out.res {
-		case resOK:
-			if match {
-				return []regState{{true, out.etag != "", out.etag}}
-			}
-			return nil
-		case resPrecond: // also what some stores answer for a missing key
-			if !s.exists || !s.known || s.etag != in.ifMatch {
-				return keep
-			}
-			return nil
-		case resNotFound:
-			if !s.exists {
-				return keep
-			}
-			return nil
-		case resUnknown:
-			if match {
-				return []regState{s, {true, false, ""}}
-			}
-		}
-		return keep
-	case opPut:
-		switch out.res {
-		case resOK:
-			return []regState{{true, out.etag != "", out.etag}}
-		case resUnknown:
-			return []regState{s, {true, false, ""}}
-		}
-		return keep
-	case opGet:
-		switch out.res {
-		case resOK:
-			if s.exists && (!s.known || out.etag == "" || s.etag == out.etag) {
-				if out.etag == "" {
-					return keep
-				}
-				return []regState{{true, true, out.etag}}
-			}
-			return nil
-		case resNotFound:
-			if !s.exists {
-				return keep
-			}
-			return nil
-		}
-		return keep
-	case opDelete:
-		switch out.res {
-		case resOK:
-			return []regState{{}}
-		case resUnknown:
-			return []regState{s, {}}
-		}
-		return keep
-	case opMaybeDelete:
-		return []regState{s, {}}
-	}
-	return keep
-}
-
-var regModel = func() porcupine.Model {
-	nm := porcupine.NondeterministicModel{
-		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-			byPart := map[int][]porcupine.Operation{}
-			var order []int
-			for _, o := range h {
-				p := o.Input.(regInput).part
-				if _, ok := byPart[p]; !ok {
-					order = append(order, p)
-				}
-				byPart[p] = append(byPart[p], o)
-			}
-			out := make([][]porcupine.Operation, 0, len(order))
-			for _, p := range order {
-				out = append(out, byPart[p])
-			}
-			return out
-		},
-		Init: func() []interface{} { return []interface{}{regState{}} },
-		Step: func(state, input, output interface{}) []interface{} {
-			next := regStep(state.(regState), input.(regInput), output.(regOutput))
-			out := make([]interface{}, len(next))
-			for i, s := range next {
-				out[i] = s
-			}
-			return out
-		},
-		Hash: func(state interface{}) uint64 {
-			s := state.(regState)
-			h := fnv.New64a()
-			fmt.Fprintf(h, "%t|%t|%s", s.exists, s.known, s.etag)
-			return h.Sum64()
-		},
-	}
-	return nm.ToModel()
-}()
-
 // determines reports the single state a legal operation leaves the register in, if it does.
 func determines(o *regOperation) (regState, bool) {
 	switch {
 	case o.out.res == resOK && (o.in.op == opCreate || o.in.op == opCAS || o.in.op == opPut):
-		return regState{true, o.out.etag != "", o.out.etag}, true
+		return written(o.in, o.out), true
 	case o.out.res == resOK && o.in.op == opGet && o.out.etag != "":
-		return regState{true, true, o.out.etag}, true
+		return regState{exists: true, known: true, etag: o.out.etag, value: o.out.value}, true
 	case o.out.res == resNotFound && (o.in.op == opGet || o.in.op == opCAS):
 		return regState{}, true
 	case o.out.res == resOK && o.in.op == opDelete:

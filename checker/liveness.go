@@ -64,6 +64,15 @@ func (x *index) firstSeen() map[string]time.Duration {
 func (x *index) liveness() Liveness {
 	var lv Liveness
 	first := x.firstSeen()
+	fencedWriters := x.fenceDelays(&lv, first)
+	lv.Zombies = x.zombies(fencedWriters, first)
+	lv.Stuck = x.stuck()
+	return lv
+}
+
+// fenceDelays adds the time from supersession to Fenced of every fenced writer, and returns
+// the writers that got fenced.
+func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[string]bool {
 	fencedWriters := map[string]bool{}
 	for _, p := range x.firstFenced() {
 		f := &x.ev[p]
@@ -82,8 +91,13 @@ func (x *index) liveness() Liveness {
 			FencedAt: f.Complete, Delay: d})
 		lv.MaxTimeToFence = max(lv.MaxTimeToFence, d)
 	}
+	return fencedWriters
+}
 
-	// Zombies: superseded, never fenced, crashed or stood down, yet still syncing afterwards.
+// zombies are writers superseded, never fenced, crashed or stood down, yet still syncing
+// afterwards.
+func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Duration) []Zombie {
+	var out []Zombie
 	gone := map[string]bool{}
 	for _, p := range x.crashes {
 		gone[x.ev[p].Writer] = true
@@ -120,12 +134,16 @@ func (x *index) liveness() Liveness {
 		}
 		at = max(at, first[w])
 		if lastActive[w] > at {
-			lv.Zombies = append(lv.Zombies, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at,
+			out = append(out, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at,
 				LastActive: lastActive[w]})
 		}
 	}
+	return out
+}
 
-	// Stuck: a trailing run of ambiguous syncs with no ack after its start.
+// stuck are writers whose history ends in a run of ambiguous syncs with no ack after its start.
+func (x *index) stuck() []Stuck {
+	var out []Stuck
 	type run struct {
 		n     int
 		since time.Duration
@@ -159,10 +177,10 @@ func (x *index) liveness() Liveness {
 	}
 	for _, w := range worder {
 		if r := runs[w]; r.n >= stuckSyncs {
-			lv.Stuck = append(lv.Stuck, Stuck{Writer: w, Syncs: r.n, Since: r.since, Tail: r.last - r.since})
+			out = append(out, Stuck{Writer: w, Syncs: r.n, Since: r.since, Tail: r.last - r.since})
 		}
 	}
-	return lv
+	return out
 }
 
 // timeToFence judges the liveness figures against the scenario's bound.

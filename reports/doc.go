@@ -2,7 +2,7 @@
 // index of scenarios x verdicts with the variant kill matrix, one HTML page per cell (timeline,
 // invariants, counterexample, lost writes, fault attestation, request and latency statistics,
 // rerun command), JUnit XML, a summary JSON, and a trend page across the runs of a results
-// folder.
+// folder; and, in the same style, the page of a store certification ([WriteCertification]).
 //
 // What it guarantees:
 //

@@ -169,3 +169,23 @@ func niceCeil(d time.Duration) time.Duration {
 	}
 	return 10 * step
 }
+
+type latencyView struct {
+	Count     int          `json:"count"`
+	P50       string       `json:"p50,omitempty"`
+	P90       string       `json:"p90,omitempty"`
+	P99       string       `json:"p99,omitempty"`
+	Max       string       `json:"max,omitempty"`
+	PerWriter []latencyRow `json:"per_writer,omitempty"`
+	Unmatched int          `json:"unmatched,omitempty"`
+	Plot      plotView     `json:"plot"`
+}
+
+type latencyRow struct {
+	Writer string `json:"writer"`
+	Count  int    `json:"count"`
+	P50    string `json:"p50"`
+	P90    string `json:"p90"`
+	P99    string `json:"p99"`
+	Max    string `json:"max"`
+}

@@ -145,8 +145,21 @@ func buildTrend(sums []Summary) trendView {
 		}
 		return cmp.Compare(a.Cell, b.Cell)
 	})
-	// A change is a verdict that differs from the cell's verdict in the next older run that
-	// ran the cell.
+	markChanges(&v)
+	slices.SortStableFunc(v.Changes, func(a, b trendChange) int {
+		return cmp.Compare(slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == a.Run }),
+			slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == b.Run }))
+	})
+	if len(v.Changes) > maxTrendChanges {
+		v.Notes = append(v.Notes, fmt.Sprintf("%d more changes not listed", len(v.Changes)-maxTrendChanges))
+		v.Changes = v.Changes[:maxTrendChanges]
+	}
+	return v
+}
+
+// markChanges marks every verdict that differs from the cell's verdict in the next older run
+// that ran the cell, and lists it among the changes.
+func markChanges(v *trendView) {
 	for _, row := range v.Rows {
 		for i, e := range row.Cells {
 			if e == nil {
@@ -167,13 +180,4 @@ func buildTrend(sums []Summary) trendView {
 			}
 		}
 	}
-	slices.SortStableFunc(v.Changes, func(a, b trendChange) int {
-		return cmp.Compare(slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == a.Run }),
-			slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == b.Run }))
-	})
-	if len(v.Changes) > maxTrendChanges {
-		v.Notes = append(v.Notes, fmt.Sprintf("%d more changes not listed", len(v.Changes)-maxTrendChanges))
-		v.Changes = v.Changes[:maxTrendChanges]
-	}
-	return v
 }

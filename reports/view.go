@@ -84,21 +84,11 @@ func buildView(run Run) indexView {
 		Command:      run.Command,
 		Store:        run.Store.redacted(),
 	}
-	variantSet := map[string]bool{}
-	for i := range run.Cells {
-		if run.Cells[i].Kill {
-			variantSet[run.Cells[i].Variant] = true
-		}
-	}
-	for k := range variantSet {
-		v.Variants = append(v.Variants, k)
-	}
-	slices.Sort(v.Variants)
+	v.Variants = killVariants(run.Cells)
 	col := map[string]int{}
 	for i, k := range v.Variants {
 		col[k] = i
 	}
-
 	rowOf := map[string]int{}
 	seeds := map[string][]string{}
 	clients := map[string][]string{}
@@ -109,28 +99,7 @@ func buildView(run Run) indexView {
 		b := cellBadge(c)
 		b.Href = cellHref(c.ID)
 		verdict := verdictOf(c.Verdict)
-		v.Totals.Cells++
-		v.Totals.Acked += c.Result.Acked
-		v.Totals.Events += len(c.Events)
-		switch verdict {
-		case checker.Pass:
-			v.Totals.Pass++
-		case checker.Fail:
-			v.Totals.Fail++
-		case checker.Inconclusive:
-			v.Totals.Inconclusive++
-		default:
-			v.Totals.Error++
-		}
-		if c.Kill {
-			v.Totals.Kills++
-			switch verdict {
-			case checker.Pass:
-				v.Totals.Killed++
-			case checker.Fail:
-				v.Totals.Survived++
-			}
-		}
+		v.Totals.add(c, verdict)
 		named := b
 		named.Label = c.ID + ": " + b.Label
 		if failed(verdict) {
@@ -167,28 +136,7 @@ func buildView(run Run) indexView {
 			row.Main = append(row.Main, mb)
 		}
 
-		reason := c.Error
-		if len(c.Result.Reasons) > 0 {
-			reason = c.Result.Reasons[0]
-			if n := len(c.Result.Reasons) - 1; n > 0 {
-				reason += fmt.Sprintf(" (+%d more)", n)
-			}
-		}
-		v.Cells = append(v.Cells, cellRow{
-			ID:       c.ID,
-			Href:     b.Href,
-			Scenario: c.Scenario,
-			Variant:  c.Variant,
-			Kill:     c.Kill,
-			Violates: strings.Join(c.Violates, ", "),
-			Client:   c.Client,
-			Seed:     fmtSeed(c.Seed),
-			Verdict:  b,
-			Acked:    c.Result.Acked,
-			Events:   len(c.Events),
-			Duration: fmtDur(c.Duration),
-			Reason:   reason,
-		})
+		v.Cells = append(v.Cells, toCellRow(c, b))
 	}
 	for i := range v.Rows {
 		v.Rows[i].Seeds = strings.Join(seeds[v.Rows[i].Scenario], ", ")
@@ -244,4 +192,73 @@ func fmtWall(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// killVariants lists the broken variants of the kill matrix, sorted.
+func killVariants(cells []Cell) []string {
+	variantSet := map[string]bool{}
+	for i := range cells {
+		if cells[i].Kill {
+			variantSet[cells[i].Variant] = true
+		}
+	}
+	var out []string
+	for k := range variantSet {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// toCellRow is a cell's line in the table of all cells; its reason is the first of the
+// verdict's reasons, or the harness error.
+func toCellRow(c *Cell, b badge) cellRow {
+	reason := c.Error
+	if len(c.Result.Reasons) > 0 {
+		reason = c.Result.Reasons[0]
+		if n := len(c.Result.Reasons) - 1; n > 0 {
+			reason += fmt.Sprintf(" (+%d more)", n)
+		}
+	}
+	return cellRow{
+		ID:       c.ID,
+		Href:     b.Href,
+		Scenario: c.Scenario,
+		Variant:  c.Variant,
+		Kill:     c.Kill,
+		Violates: strings.Join(c.Violates, ", "),
+		Client:   c.Client,
+		Seed:     fmtSeed(c.Seed),
+		Verdict:  b,
+		Acked:    c.Result.Acked,
+		Events:   len(c.Events),
+		Duration: fmtDur(c.Duration),
+		Reason:   reason,
+	}
+}
+
+// add counts cell c, whose verdict is verdict.
+func (t *totals) add(c *Cell, verdict checker.Verdict) {
+	t.Cells++
+	t.Acked += c.Result.Acked
+	t.Events += len(c.Events)
+	switch verdict {
+	case checker.Pass:
+		t.Pass++
+	case checker.Fail:
+		t.Fail++
+	case checker.Inconclusive:
+		t.Inconclusive++
+	default:
+		t.Error++
+	}
+	if c.Kill {
+		t.Kills++
+		switch verdict {
+		case checker.Pass:
+			t.Killed++
+		case checker.Fail:
+			t.Survived++
+		}
+	}
 }

@@ -1,0 +1,280 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+func (x *index) noAckedWriteLoss() (InvariantResult, []LostWrite) {
+	r := newResult(NoAckedWriteLoss)
+	if x.recovered == nil {
+		if len(x.acks) == 0 {
+			r.Explanation = "nothing was acknowledged and there is no auditor recovery"
+			r.Status = Inconclusive
+			return r, nil
+		}
+		r.Status = Inconclusive
+		r.Explanation = "no auditor recovery (neither Final.Recovered nor an Audit event): durability cannot be judged"
+		return r, nil
+	}
+	adoptedAt := map[string]time.Duration{}
+	for _, a := range x.acqs {
+		if a.kind == history.Adopt {
+			if _, ok := adoptedAt[a.writer]; !ok {
+				adoptedAt[a.writer] = a.complete
+			}
+		}
+	}
+	var lost []LostWrite
+	var firstPos int32 = -1
+	acked := 0
+	for _, p := range x.acks {
+		e := &x.ev[p]
+		for _, op := range e.Ops {
+			acked++
+			if x.recoveredHas(op) {
+				continue
+			}
+			at, adopted := adoptedAt[e.Writer]
+			lost = append(lost, LostWrite{Op: op, Writer: e.Writer, Term: e.Term, AckedAt: e.Complete,
+				AckEvent: e.ID, AfterAdopt: adopted && e.Complete > at})
+			if firstPos < 0 {
+				firstPos = p
+			}
+		}
+	}
+	if len(lost) == 0 {
+		r.Explanation = fmt.Sprintf("all %s acknowledged are in %s", plural(acked, "op", "ops"), x.recoveredSrc)
+		return r, nil
+	}
+	sort.SliceStable(lost, func(i, j int) bool { return lost[i].AckedAt < lost[j].AckedAt })
+	r.Status = Fail
+	r.Violations = len(lost)
+	r.Explanation = fmt.Sprintf("%s acknowledged but missing from %s", plural(len(lost), "op", "ops"), x.recoveredSrc)
+	r.Narrative, r.Counterexample = x.narrateLoss(lost[0], firstPos, len(lost)-1)
+	return r, lost
+}
+
+// narrateLoss tells how op lw.Op, acknowledged at ack event p, went missing: who acked it,
+// through which CAS, and which other writer took ownership and read its restore point around
+// that time.
+func (x *index) narrateLoss(lw LostWrite, p int32, more int) (string, []int64) {
+	a := &x.ev[p]
+	var b strings.Builder
+	fmt.Fprintf(&b, "op %d, acknowledged by %s (term %d) at %s, is missing from %s",
+		lw.Op, a.Writer, a.Term, secs(a.Complete), x.recoveredSrc)
+	succ := x.successor(a.Writer, a.Term, a.Complete)
+	var restore int32 = -1
+	if succ >= 0 {
+		s := x.acqs[succ]
+		fmt.Fprintf(&b, "; %s (term %d) %s at %s", s.writer, s.term, verbFor(s.kind), secs(s.complete))
+		restore = x.restoreAfter(s.writer, s.invoke)
+		if restore >= 0 {
+			fmt.Fprintf(&b, " and read its restore point at %s", secs(x.ev[restore].Invoke))
+		}
+	} else {
+		b.WriteString("; no other writer acquired ownership before it")
+	}
+	cas := x.casOf(p)
+	if cas >= 0 {
+		c := &x.ev[cas]
+		fmt.Fprintf(&b, "; %s's CAS on %s at %s was accepted (seq %d)", a.Writer, c.Key, secs(c.Invoke), c.Seq)
+	}
+	if a.Key != "" {
+		for _, o := range x.in.Final.FenceKeys {
+			if o.Key == a.Key {
+				fmt.Fprintf(&b, "; %s was never deleted: it is still in the final listing", a.Key)
+				break
+			}
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "; %s also missing", plural(more, "more acknowledged op is", "more acknowledged ops are"))
+	}
+	ids := idsOf(x, p, cas, restore)
+	if succ >= 0 {
+		ids = append(ids, x.acqs[succ].id)
+		slices.Sort(ids)
+	}
+	return b.String(), slices.Compact(ids)
+}
+
+// successor picks the other writer's acquisition (at a term >= term) that best explains a
+// loss at time t: the latest one completed by t, else the first one after.
+func (x *index) successor(w string, term int64, t time.Duration) int {
+	best := -1
+	for i, a := range x.acqs {
+		if a.writer == w || a.term < term {
+			continue
+		}
+		if a.complete <= t {
+			best = i
+			continue
+		}
+		if best < 0 {
+			best = i
+		}
+		break
+	}
+	return best
+}
+
+func (x *index) restoreAfter(w string, t time.Duration) int32 {
+	for _, p := range x.restores {
+		if e := &x.ev[p]; e.Writer == w && e.Invoke >= t {
+			return p
+		}
+	}
+	return -1
+}
+
+// casOf finds the accepted CAS behind the ack at p: same writer, key and seq, invoked when
+// the ack says.
+func (x *index) casOf(p int32) int32 {
+	a := &x.ev[p]
+	var found int32 = -1
+	for _, c := range x.cas {
+		e := &x.ev[c]
+		if e.Invoke > a.Complete {
+			break
+		}
+		if e.Writer == a.Writer && e.Outcome == history.OK &&
+			(e.Invoke == a.Invoke || (e.Key == a.Key && e.Seq == a.Seq)) {
+			found = c
+		}
+	}
+	return found
+}
+
+func (x *index) targetAcksAreDurable() InvariantResult {
+	r := newResult(TargetAcksAreDurable)
+	adopted := map[string]int{} // writer -> index into acqs of its first adoption
+	for i, a := range x.acqs {
+		if a.kind == history.Adopt {
+			if _, ok := adopted[a.writer]; !ok {
+				adopted[a.writer] = i
+			}
+		}
+	}
+	if len(adopted) == 0 {
+		r.Explanation = "no relocation target adopted the fence"
+		return r
+	}
+	var firstP int32 = -1
+	var firstOp int64
+	acked := 0
+	for _, p := range x.acks {
+		e := &x.ev[p]
+		i, ok := adopted[e.Writer]
+		if !ok || e.Complete <= x.acqs[i].complete {
+			continue
+		}
+		acked += len(e.Ops)
+		if x.recovered == nil {
+			continue
+		}
+		for _, op := range e.Ops {
+			if !x.recoveredHas(op) {
+				r.Violations++
+				if firstP < 0 {
+					firstP, firstOp = p, op
+				}
+			}
+		}
+	}
+	if x.recovered == nil {
+		if acked > 0 {
+			r.Status = Inconclusive
+			r.Explanation = "no auditor recovery: the targets' acks cannot be judged"
+		} else {
+			r.Explanation = "no relocation target acknowledged anything after adopting"
+		}
+		return r
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("all %s acknowledged by adopted targets are in %s",
+			plural(acked, "op", "ops"), x.recoveredSrc)
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s acknowledged by an adopted target but missing from %s",
+		plural(r.Violations, "op", "ops"), x.recoveredSrc)
+	e := &x.ev[firstP]
+	ad := x.acqs[adopted[e.Writer]]
+	r.Narrative = fmt.Sprintf("op %d, acknowledged by relocation target %s (term %d) at %s after it adopted the fence "+
+		"at %s, is missing from %s", firstOp, e.Writer, e.Term, secs(e.Complete), secs(ad.complete), x.recoveredSrc)
+	ids := []int64{ad.id, e.ID}
+	for _, a := range x.acqs {
+		if a.writer != e.Writer && a.term == ad.term && a.kind == history.Revert && a.complete > ad.complete {
+			r.Narrative += fmt.Sprintf("; source %s reverted the fence at %s and its revert was accepted", a.writer, secs(a.complete))
+			ids = append(ids, a.id)
+			break
+		}
+	}
+	slices.Sort(ids)
+	r.Counterexample = ids
+	return r
+}
+
+// recoverySeesAcked: every ok RestoreRead at term 0 (a copy recovering while the primary
+// works, as a replica would) must contain every op whose Ack completed before the read was
+// invoked. An op acknowledged while the read ran may or may not be in it.
+func (x *index) recoverySeesAcked() InvariantResult {
+	r := newResult(RecoverySeesAcked)
+	reads := 0
+	var firstRead, firstAck int32 = -1, -1
+	var firstOp int64
+	for _, p := range x.restores {
+		e := &x.ev[p]
+		if e.Term != 0 || e.Outcome != history.OK {
+			continue
+		}
+		reads++
+		has := make(map[int64]bool, len(e.Ops))
+		for _, op := range e.Ops {
+			has[op] = true
+		}
+		for _, a := range x.acks {
+			ack := &x.ev[a]
+			if ack.Complete >= e.Invoke {
+				continue
+			}
+			for _, op := range ack.Ops {
+				if has[op] {
+					continue
+				}
+				r.Violations++
+				if firstRead < 0 {
+					firstRead, firstAck, firstOp = p, a, op
+				}
+			}
+		}
+	}
+	if reads == 0 {
+		r.Explanation = "no copy recovered without a term"
+		return r
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s saw every op acknowledged before it began", plural(reads, "recovery", "recoveries"))
+		return r
+	}
+	r.Status = Fail
+	e, ack := &x.ev[firstRead], &x.ev[firstAck]
+	r.Explanation = fmt.Sprintf("%s acknowledged before a recovery began but missing from it", plural(r.Violations, "op", "ops"))
+	r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's recovery, which began at %s "+
+		"and followed %s", firstOp, ack.Writer, ack.Term, secs(ack.Complete), e.Writer, secs(e.Invoke), orNone(e.Detail))
+	r.Counterexample = idsOf(x, firstAck, firstRead)
+	return r
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no metadata file"
+	}
+	return s
+}

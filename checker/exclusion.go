@@ -1,0 +1,321 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// MutualExclusion, for each ack by W at term Tw whose CAS was invoked at t: a violation when
+// another writer V completed an acquisition before t at a term above Tw, or at Tw and after
+// W's own latest acquisition completed before t. An acquisition at a lower term never counts
+// against W: it is the lower-term writer's acks that are then in violation.
+func (x *index) mutualExclusion() InvariantResult {
+	r := newResult(MutualExclusion)
+	n := len(x.acqs)
+	best, second := x.termLeaders()
+	firstAck, firstV := int32(-1), -1
+	for _, p := range x.acks {
+		v := x.rivalOwner(p, best, second)
+		if v < 0 {
+			continue
+		}
+		r.Violations++
+		if firstAck < 0 {
+			firstAck, firstV = p, v
+		}
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s checked against %s", plural(len(x.acks), "ack", "acks"),
+			plural(n, "ownership acquisition", "ownership acquisitions"))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s by a writer that was no longer the owner", plural(r.Violations, "ack", "acks"))
+	e := &x.ev[firstAck]
+	v := x.acqs[firstV]
+	cas := x.casOf(firstAck)
+	why := "a higher term"
+	if v.term == e.Term {
+		why = "the same term, after " + e.Writer + "'s own acquisition"
+	}
+	r.Narrative = fmt.Sprintf("%s (term %d) %s at %s; %s (term %d) then invoked a CAS at %s that was accepted, "+
+		"and acknowledged %s at %s: two owners at once, since %s holds %s",
+		v.writer, v.term, verbFor(v.kind), secs(v.complete), e.Writer, e.Term, secs(e.Invoke),
+		opList(e.Ops), secs(e.Complete), v.writer, why)
+	r.Counterexample = idsOf(x, firstAck, cas)
+	r.Counterexample = append(r.Counterexample, v.id)
+	slices.Sort(r.Counterexample)
+	r.Counterexample = slices.Compact(r.Counterexample)
+	return r
+}
+
+// termTop is the highest term among a prefix of the acquisitions, and the acquisition's index.
+type termTop struct {
+	term int64
+	i    int
+}
+
+// termLeaders computes the prefix maxima of term over distinct writers: for each prefix of
+// the acquisitions, the best and the best of any other writer.
+func (x *index) termLeaders() (best, second []termTop) {
+	n := len(x.acqs)
+	best = make([]termTop, n)
+	second = make([]termTop, n)
+	for i, a := range x.acqs {
+		b, s := termTop{-1 << 63, -1}, termTop{-1 << 63, -1}
+		if i > 0 {
+			b, s = best[i-1], second[i-1]
+		}
+		switch {
+		case b.i < 0 || a.term > b.term:
+			if b.i >= 0 && x.acqs[b.i].writer != a.writer {
+				s = b
+			}
+			b = termTop{a.term, i}
+		case x.acqs[b.i].writer != a.writer && (s.i < 0 || a.term > s.term):
+			s = termTop{a.term, i}
+		}
+		best[i], second[i] = b, s
+	}
+	return best, second
+}
+
+// rivalOwner returns the index of an acquisition by another writer that owned the fence when
+// ack p was invoked (a higher term, or the same term acquired later), or -1.
+func (x *index) rivalOwner(p int32, best, second []termTop) int {
+	n := len(x.acqs)
+	e := &x.ev[p]
+	t := e.Invoke
+	pfx := sort.Search(n, func(i int) bool { return x.acqs[i].complete >= t })
+	if pfx == 0 {
+		return -1
+	}
+	v := -1
+	b, s := best[pfx-1], second[pfx-1]
+	if b.i >= 0 && x.acqs[b.i].writer != e.Writer && b.term > e.Term {
+		v = b.i
+	} else if s.i >= 0 && x.acqs[s.i].writer != e.Writer && s.term > e.Term {
+		v = s.i
+	}
+	// When the ack's own fence step was an acquisition (a re-adoption or a relocation
+	// target's adopt, invoked at t and completed by the ack), the writer acquired after
+	// every equal-term acquisition that completed before t.
+	ownStep := false
+	for i := pfx; i < n && x.acqs[i].complete <= e.Complete; i++ {
+		if a := x.acqs[i]; a.writer == e.Writer && a.term == e.Term && a.invoke >= t {
+			ownStep = true
+			break
+		}
+	}
+	if v < 0 && !ownStep {
+		for i := pfx - 1; i >= 0; i-- {
+			a := x.acqs[i]
+			if a.writer == e.Writer {
+				break
+			}
+			if a.term == e.Term {
+				v = i
+				break
+			}
+		}
+	}
+	return v
+}
+
+func (x *index) ackAttribution() (InvariantResult, int) {
+	r := newResult(AckAttribution)
+	lo, hi, nOps, nAcked := x.opRange()
+	wid := writerIDs{}
+	submitted, extra := x.submissions(lo, hi, nOps, wid)
+	checkSubmission := len(x.ops) > 0
+	ackedBy := newIDMap(lo, hi, nAcked)
+	distinct := 0
+	var firstP, firstOther int32 = -1, -1
+	var firstOp int64
+	for _, p := range x.acks {
+		e := &x.ev[p]
+		w := wid.id(e.Writer)
+		for _, op := range e.Ops {
+			if prev, ok := ackedBy.get(op); ok {
+				r.Violations++
+				if firstP < 0 {
+					firstP, firstOther, firstOp = p, prev, op
+				}
+				continue
+			}
+			ackedBy.set(op, p)
+			distinct++
+			if !checkSubmission {
+				continue
+			}
+			sw, ok := submitted.get(op)
+			if ok && (sw == w || slices.Contains(extra[op], w)) {
+				continue
+			}
+			r.Violations++
+			if firstP < 0 {
+				firstP, firstOther, firstOp = p, -1, op
+			}
+		}
+	}
+	if r.Violations == 0 {
+		if !checkSubmission && len(x.acks) > 0 {
+			r.Status = Inconclusive
+			r.Explanation = "no Op events were recorded: whether acked ops were submitted to their acker cannot be judged"
+			return r, distinct
+		}
+		r.Explanation = fmt.Sprintf("%s acknowledged once each, each by a writer it was submitted to",
+			plural(nAcked, "op", "ops"))
+		return r, distinct
+	}
+	return x.attributionFailure(r, firstP, firstOther, firstOp), distinct
+}
+
+// opRange is the range of the op IDs of the submissions and acks, and how many of each there are.
+func (x *index) opRange() (lo, hi int64, nOps, nAcked int) {
+	first := true
+	note := func(op int64) {
+		if first || op < lo {
+			lo = op
+		}
+		if first || op > hi {
+			hi = op
+		}
+		first = false
+	}
+	for _, p := range x.ops {
+		for _, op := range x.ev[p].Ops {
+			note(op)
+			nOps++
+		}
+	}
+	for _, p := range x.acks {
+		for _, op := range x.ev[p].Ops {
+			note(op)
+			nAcked++
+		}
+	}
+	return lo, hi, nOps, nAcked
+}
+
+// writerIDs numbers writers in the order they are first seen.
+type writerIDs map[string]int32
+
+func (m writerIDs) id(w string) int32 {
+	id, ok := m[w]
+	if !ok {
+		id = int32(len(m))
+		m[w] = id
+	}
+	return id
+}
+
+// submissions maps each op to the writer it was first submitted to; extra lists the other
+// writers an op was submitted to as well.
+func (x *index) submissions(lo, hi int64, nOps int, wid writerIDs) (*idMap, map[int64][]int32) {
+	submitted := newIDMap(lo, hi, nOps)
+	extra := map[int64][]int32{}
+	for _, p := range x.ops {
+		e := &x.ev[p]
+		if e.Outcome == history.Fail {
+			continue
+		}
+		w := wid.id(e.Writer)
+		for _, op := range e.Ops {
+			if prev, ok := submitted.get(op); ok {
+				if prev != w {
+					extra[op] = append(extra[op], w)
+				}
+				continue
+			}
+			submitted.set(op, w)
+		}
+	}
+	return submitted, extra
+}
+
+// attributionFailure tells the first violation: op acknowledged by ack p, either a second
+// time (other is the first ack) or by a writer it was not submitted to (other is -1).
+func (x *index) attributionFailure(r InvariantResult, p, other int32, op int64) InvariantResult {
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s of ack attribution", plural(r.Violations, "violation", "violations"))
+	e := &x.ev[p]
+	if other >= 0 {
+		o := &x.ev[other]
+		r.Narrative = fmt.Sprintf("op %d was acknowledged twice: by %s (term %d) at %s and again by %s (term %d) at %s",
+			op, o.Writer, o.Term, secs(o.Complete), e.Writer, e.Term, secs(e.Complete))
+		r.Counterexample = idsOf(x, other, p)
+		return r
+	}
+	r.Narrative = fmt.Sprintf("op %d was acknowledged by %s (term %d) at %s, but no client submitted it to %s",
+		op, e.Writer, e.Term, secs(e.Complete), e.Writer)
+	r.Counterexample = idsOf(x, p)
+	return r
+}
+
+// FencedTerminal: after a writer's Fenced event (ordered by completion, then ID), no Ack and
+// no ok Claim, Adopt or Revert by that writer until its next Crash (a restart is a new
+// incarnation).
+func (x *index) fencedTerminal() InvariantResult {
+	r := newResult(FencedTerminal)
+	type fence struct {
+		p     int32
+		start time.Duration
+	}
+	byWriter := map[string][]fence{}
+	for _, p := range x.firstFenced() {
+		e := &x.ev[p]
+		byWriter[e.Writer] = append(byWriter[e.Writer], fence{p, x.incarnationStart(e.Writer, e.Invoke)})
+	}
+	if len(byWriter) == 0 {
+		r.Explanation = "no writer was fenced"
+		return r
+	}
+	var firstF, firstE int32 = -1, -1
+	check := func(p int32) {
+		e := &x.ev[p]
+		fs := byWriter[e.Writer]
+		if len(fs) == 0 {
+			return
+		}
+		start := x.incarnationStart(e.Writer, e.Invoke)
+		for _, f := range fs {
+			fe := &x.ev[f.p]
+			if f.start != start {
+				continue
+			}
+			if fe.Complete < e.Complete || (fe.Complete == e.Complete && fe.ID < e.ID) {
+				r.Violations++
+				if firstE < 0 || x.ev[p].Complete < x.ev[firstE].Complete {
+					firstF, firstE = f.p, p
+				}
+			}
+			return
+		}
+	}
+	for _, p := range x.acks {
+		check(p)
+	}
+	for _, a := range x.acqs {
+		check(a.pos)
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s fenced; none acted afterwards", plural(len(byWriter), "writer", "writers"))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s by writers after they were fenced", plural(r.Violations, "action", "actions"))
+	f, e := &x.ev[firstF], &x.ev[firstE]
+	what := "acknowledged " + opList(e.Ops)
+	if e.Kind != history.Ack {
+		what = fmt.Sprintf("%s at term %d", verbFor(e.Kind), e.Term)
+	}
+	r.Narrative = fmt.Sprintf("%s was fenced at %s (term %d: %q) and still %s at %s",
+		f.Writer, secs(f.Complete), f.Term, f.Err, what, secs(e.Complete))
+	r.Counterexample = idsOf(x, firstF, firstE)
+	return r
+}

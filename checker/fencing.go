@@ -1,0 +1,171 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// NoSpuriousFencing: the first Fenced event of each incarnation of writer W at term T must be
+// preceded (by invoke time, at or before the Fenced event completes) by one of:
+//   - a Claim by another writer at a term above T that did not fail outright (its sweep may
+//     have run even if the claim itself then failed retryably);
+//   - an ok Claim by another writer at T that is a seal (equal-term arbitration);
+//   - a Revert by another writer at T that possibly applied;
+//   - an ok readopt Claim or a possibly applied Adopt by another writer X at T, provided X
+//     owned the term legitimately: X had sealed T itself, or a Transfer to X that possibly
+//     applied was not followed by an ok Revert of its transferrer before X's adoption.
+func (x *index) noSpuriousFencing() InvariantResult {
+	r := newResult(NoSpuriousFencing)
+	fenced := x.firstFenced()
+	var first int32 = -1
+	var firstIllegit int32 = -1
+	for _, p := range fenced {
+		f := &x.ev[p]
+		term := f.Term
+		if term == 0 {
+			term = x.termBefore(f.Writer, f.Complete)
+		}
+		ok, illegit := x.fenceJustified(f.Writer, term, f.Complete)
+		if ok {
+			continue
+		}
+		r.Violations++
+		if first < 0 {
+			first, firstIllegit = p, illegit
+		}
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s, each after a legitimate supersession", plural(len(fenced), "fence", "fences"))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s without a legitimate supersession", plural(r.Violations, "fence", "fences"))
+	f := &x.ev[first]
+	term := f.Term
+	if term == 0 {
+		term = x.termBefore(f.Writer, f.Complete)
+	}
+	r.Narrative = fmt.Sprintf("%s (term %d) was fenced at %s (%q), but before then no other writer had claimed a "+
+		"higher term, nor legitimately claimed, adopted or reverted term %d", f.Writer, term, secs(f.Complete), f.Err, term)
+	if firstIllegit >= 0 {
+		e := &x.ev[firstIllegit]
+		verb := "adopted"
+		if e.Kind == history.Claim {
+			verb = "re-adopted"
+		}
+		r.Narrative += fmt.Sprintf("; %s %s term %d at %s without owning it (no seal of its own and no standing "+
+			"transfer to it)", e.Writer, verb, term, secs(e.Complete))
+	}
+	r.Counterexample = idsOf(x, first, firstIllegit)
+	return r
+}
+
+// termBefore is the term of w's latest claim or acquisition invoked by t.
+func (x *index) termBefore(w string, t time.Duration) int64 {
+	var term int64
+	for _, p := range x.claims {
+		if e := &x.ev[p]; e.Writer == w && e.Invoke <= t {
+			term = e.Term
+		}
+	}
+	for _, a := range x.acqs {
+		if a.writer == w && a.invoke <= t && a.term > term {
+			term = a.term
+		}
+	}
+	return term
+}
+
+// fenceJustified reports whether w, at term, had been legitimately superseded by time t; when
+// not, it returns an illegitimate same-term acquisition that may explain the fence (or -1).
+func (x *index) fenceJustified(w string, term int64, t time.Duration) (bool, int32) {
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if e.Writer == w || e.Outcome == history.Fail {
+			continue
+		}
+		if e.Term > term {
+			return true, -1
+		}
+		if e.Term == term && e.Outcome == history.OK && e.Detail != "readopt" {
+			return true, -1
+		}
+	}
+	var illegit int32 = -1
+	check := func(ps []int32) bool {
+		for _, p := range ps {
+			e := &x.ev[p]
+			if e.Invoke > t {
+				break
+			}
+			if e.Writer == w || e.Term != term || !x.possiblyApplied(p) {
+				continue
+			}
+			if e.Kind == history.Revert || x.ownsTermLegitimately(e.Writer, term, e.Invoke) {
+				return true
+			}
+			if illegit < 0 {
+				illegit = p
+			}
+		}
+		return false
+	}
+	if check(x.reverts) || check(x.adopts) {
+		return true, -1
+	}
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if e.Writer != w && e.Term == term && e.Outcome == history.OK && e.Detail == "readopt" {
+			if x.ownsTermLegitimately(e.Writer, term, e.Invoke) {
+				return true, -1
+			}
+			if illegit < 0 {
+				illegit = p
+			}
+		}
+	}
+	return false, illegit
+}
+
+// ownsTermLegitimately reports whether writer xw could legitimately take term's chain at time
+// t: it sealed the term itself, or a transfer to it stands (not reverted before t).
+func (x *index) ownsTermLegitimately(xw string, term int64, t time.Duration) bool {
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if e.Writer == xw && e.Term == term && e.Outcome == history.OK && e.Detail != "readopt" && e.Complete <= t {
+			return true
+		}
+	}
+	for _, p := range x.transfers {
+		tr := &x.ev[p]
+		if tr.Invoke > t {
+			break
+		}
+		if tr.Detail != xw || (tr.Term != 0 && tr.Term != term) || !x.possiblyApplied(p) {
+			continue
+		}
+		reverted := false
+		for _, q := range x.reverts {
+			rv := &x.ev[q]
+			if rv.Writer == tr.Writer && rv.Outcome == history.OK && rv.Invoke > tr.Invoke && rv.Complete < t {
+				reverted = true
+				break
+			}
+		}
+		if !reverted {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// HydrationIntegrity: no Hydrate failed with 404 (a listed file vanished) — scoped, as in the
+// segment-flow model, to owners: a hydrating writer superseded by a higher-term claim before
+// the fetch completed may lose files, which is the correct outcome for it.
+func (x *index) hydrationIntegrity() InvariantResult {
+	r := newResult(HydrationIntegrity)
+	var first int32 = -1
+	skipped := 0
+	for _, p := range x.hydrates {
+		h := &x.ev[p]
+		if h.Outcome != history.Fail || h.Status != 404 {
+			continue
+		}
+		if x.supersededBy(h.Writer, h.Term, h.Complete) >= 0 {
+			skipped++
+			continue
+		}
+		r.Violations++
+		if first < 0 {
+			first = p
+		}
+	}
+	note := ""
+	if skipped > 0 {
+		note = fmt.Sprintf(" (%s by superseded writers ignored)", plural(skipped, "missing file", "missing files"))
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s, none found a listed file missing%s",
+			plural(len(x.hydrates), "hydration fetch", "hydration fetches"), note)
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s found a listed segment file missing%s",
+		plural(r.Violations, "hydration fetch", "hydration fetches"), note)
+	h := &x.ev[first]
+	r.Narrative = fmt.Sprintf("%s (term %d), hydrating at %s, found segment file %s missing (404) although its "+
+		"reference set lists it", h.Writer, h.Term, secs(h.Invoke), h.Key)
+	var col int32 = -1
+	for _, p := range x.collects {
+		c := &x.ev[p]
+		if c.Key == h.Key && c.Outcome == history.OK && c.Invoke <= h.Complete {
+			col = p
+		}
+	}
+	if col >= 0 {
+		c := &x.ev[col]
+		r.Narrative += fmt.Sprintf("; %s (term %d) collected it at %s", c.Writer, c.Term, secs(c.Complete))
+	} else {
+		r.Narrative += "; no recorded collection deleted it"
+	}
+	r.Counterexample = idsOf(x, first, col)
+	return r
+}
+
+// supersededBy returns a claim by another writer at a term above term, not failed outright,
+// invoked by t; -1 when none.
+func (x *index) supersededBy(w string, term int64, t time.Duration) int32 {
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if e.Writer != w && e.Term > term && e.Outcome != history.Fail {
+			return p
+		}
+	}
+	return -1
+}
+
+// OwnerNeverReadUnsealed: every RestoreRead, and every Hydrate not marked
+// "relocation-target", by W at T is invoked after an ok Claim by W at T completed. Reads at
+// term 0 are exempt: they are a recovering copy that holds no term and serves nothing as an
+// owner (Hydrate Detail "recovery").
+func (x *index) ownerNeverReadUnsealed() InvariantResult {
+	r := newResult(OwnerNeverReadUnsealed)
+	type wt struct {
+		w    string
+		term int64
+	}
+	sealed := map[wt]time.Duration{}
+	sealEv := map[wt]int32{}
+	for _, p := range x.claims {
+		e := &x.ev[p]
+		if e.Outcome != history.OK {
+			continue
+		}
+		k := wt{e.Writer, e.Term}
+		if t, ok := sealed[k]; !ok || e.Complete < t {
+			sealed[k], sealEv[k] = e.Complete, p
+		}
+	}
+	var first int32 = -1
+	reads := 0
+	check := func(p int32) {
+		e := &x.ev[p]
+		if e.Kind == history.Hydrate && e.Detail == "relocation-target" || e.Term == 0 {
+			return
+		}
+		reads++
+		if t, ok := sealed[wt{e.Writer, e.Term}]; ok && t <= e.Invoke {
+			return
+		}
+		r.Violations++
+		if first < 0 || e.Invoke < x.ev[first].Invoke {
+			first = p
+		}
+	}
+	for _, p := range x.restores {
+		check(p)
+	}
+	for _, p := range x.hydrates {
+		check(p)
+	}
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s, each after the reader's own claim", plural(reads, "read", "reads"))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s of remote state before the reader sealed its term", plural(r.Violations, "read", "reads"))
+	e := &x.ev[first]
+	what := "read its restore point"
+	if e.Kind == history.Hydrate {
+		what = "hydrated segment file " + e.Key
+	}
+	k := wt{e.Writer, e.Term}
+	claim, ok := sealEv[k]
+	if ok {
+		r.Narrative = fmt.Sprintf("%s %s at term %d at %s before sealing: its claim of term %d completed only at %s",
+			e.Writer, what, e.Term, secs(e.Invoke), e.Term, secs(x.ev[claim].Complete))
+		r.Counterexample = idsOf(x, first, claim)
+	} else {
+		r.Narrative = fmt.Sprintf("%s %s at term %d at %s without ever claiming term %d",
+			e.Writer, what, e.Term, secs(e.Invoke), e.Term)
+		r.Counterexample = idsOf(x, first)
+	}
+	return r
+}

@@ -1,0 +1,186 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+type chainWrite struct {
+	seq    int64
+	token  string
+	pos    int32 // event position; -1 for a write known from the ledger only
+	writer string
+}
+
+// SeqMonotonic: per fence key, the accepted writes (ok Claim, CAS, Transfer, Revert, Adopt,
+// plus ambiguous ones the ledger shows applied) sorted by seq must form a chain: no two
+// distinct writes at one seq (a fork; this includes a recreated key), and no gap unless an
+// ambiguous write of unknown outcome at the missing seq may fill it. Ordering by seq rather
+// than by time keeps the check independent of response delays. Tokens must not repeat on a
+// key, neither in the events nor among the ETags the ledger saw applied conditional PUTs
+// return.
+func (x *index) seqMonotonic() InvariantResult {
+	r := newResult(SeqMonotonic)
+	chains, excused := x.seqChains()
+	var v seqViolations
+	keys := make([]string, 0, len(chains))
+	for k := range chains {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	writes := 0
+	for _, k := range keys {
+		ch := chains[k]
+		writes += len(ch)
+		// Stable: writes at one seq stay in history order.
+		sort.SliceStable(ch, func(i, j int) bool { return ch[i].seq < ch[j].seq })
+		v.chain(k, dedupeChain(ch), excused[k])
+	}
+	v.ledgerETags(x.in.Ledger)
+	r.Violations = v.n
+	if r.Violations == 0 {
+		r.Explanation = fmt.Sprintf("%s on %s form gap-free chains with distinct tokens",
+			plural(writes, "accepted fence write", "accepted fence writes"), plural(len(keys), "key", "keys"))
+		return r
+	}
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s of the per-key seq chain", plural(r.Violations, "violation", "violations"))
+	r.Narrative = v.msg
+	r.Counterexample = idsOf(x, v.a, v.b)
+	r.LedgerEntries = v.ledger
+	return r
+}
+
+// seqChains collects the accepted writes per fence key, and the seqs of ambiguous writes
+// whose outcome stays unknown (they may fill a gap).
+func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool) {
+	chains := map[string][]chainWrite{}
+	excused := map[string]map[int64]bool{}
+	var ledgerByID map[int64]int
+	for _, i := range x.order {
+		e := &x.ev[i]
+		if !writesKey(e.Kind) || e.Key == "" {
+			continue
+		}
+		switch e.Outcome {
+		case history.OK:
+			chains[e.Key] = append(chains[e.Key], chainWrite{e.Seq, normToken(e.Token), i, e.Writer})
+		case history.Ambiguous:
+			res := x.resolved[i]
+			switch res.Outcome {
+			case ResolvedApplied:
+				if ledgerByID == nil {
+					ledgerByID = make(map[int64]int, len(x.in.Ledger))
+					for j := range x.in.Ledger {
+						ledgerByID[x.in.Ledger[j].ID] = j
+					}
+				}
+				tok := ""
+				for _, id := range res.Ledger {
+					if l := &x.in.Ledger[ledgerByID[id]]; l.Applied() {
+						tok = normToken(l.ETag)
+					}
+				}
+				chains[e.Key] = append(chains[e.Key], chainWrite{e.Seq, tok, i, e.Writer})
+			case ResolvedUnknown:
+				if excused[e.Key] == nil {
+					excused[e.Key] = map[int64]bool{}
+				}
+				excused[e.Key][e.Seq] = true
+			}
+		}
+	}
+	return chains, excused
+}
+
+// dedupeChain drops repeats of one write in a chain sorted by seq (the same writer recording
+// the same seq twice, e.g. an ambiguous attempt later adopted by identity).
+func dedupeChain(ch []chainWrite) []chainWrite {
+	out := ch[:0]
+	for _, w := range ch {
+		if n := len(out); n > 0 && out[n-1].seq == w.seq && out[n-1].writer == w.writer &&
+			(out[n-1].token == w.token || out[n-1].token == "" || w.token == "") {
+			if out[n-1].token == "" {
+				out[n-1].token = w.token
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// seqViolations counts the violations of SeqMonotonic and keeps the first.
+type seqViolations struct {
+	n      int
+	a, b   int32
+	msg    string
+	ledger []int64
+}
+
+func (v *seqViolations) add(a, b int32, msg string) {
+	v.n++
+	if v.msg == "" {
+		v.a, v.b, v.msg = a, b, msg
+	}
+}
+
+// chain checks the sorted chain of key k: no fork, no gap that no write of unknown outcome
+// may fill, no repeated token.
+func (v *seqViolations) chain(k string, ch []chainWrite, excused map[int64]bool) {
+	tokens := map[string]int{}
+	for i, w := range ch {
+		if i > 0 {
+			prev := ch[i-1]
+			switch {
+			case w.seq == prev.seq:
+				v.add(prev.pos, w.pos, fmt.Sprintf("%s has two accepted writes at seq %d: by %s and by %s",
+					k, w.seq, prev.writer, w.writer))
+			case w.seq > prev.seq+1:
+				for s := prev.seq + 1; s < w.seq; s++ {
+					if !excused[s] {
+						v.add(prev.pos, w.pos, fmt.Sprintf("%s jumps from seq %d (by %s) to seq %d (by %s): "+
+							"seq %d was never accepted", k, prev.seq, prev.writer, w.seq, w.writer, s))
+						break
+					}
+				}
+			}
+		}
+		if w.token == "" {
+			continue
+		}
+		if j, dup := tokens[w.token]; dup && ch[j].seq != w.seq {
+			v.add(ch[j].pos, w.pos, fmt.Sprintf("%s returned token %s twice: at seq %d (by %s) and at seq %d (by %s)",
+				k, w.token, ch[j].seq, ch[j].writer, w.seq, w.writer))
+		} else if !dup {
+			tokens[w.token] = i
+		}
+	}
+}
+
+// ledgerETags is the ledger's view: two applied conditional PUTs on one key must not yield
+// one ETag.
+func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
+	etags := map[[2]string]int64{}
+	for i := range ledger {
+		l := &ledger[i]
+		if l.Method != "PUT" || !isFenceKey(l.Key) || !l.Applied() || l.ETag == "" ||
+			(l.IfMatch == "" && l.IfNoneMatch == "") {
+			continue
+		}
+		k := [2]string{l.Key, normToken(l.ETag)}
+		if prev, dup := etags[k]; dup {
+			v.n++
+			if v.msg == "" && v.ledger == nil {
+				v.ledger = []int64{prev, l.ID}
+				v.msg = fmt.Sprintf("the store returned ETag %s twice on %s (ledger entries %d and %d): "+
+					"an old token became valid again", k[1], l.Key, prev, l.ID)
+			}
+			continue
+		}
+		etags[k] = l.ID
+	}
+}
