@@ -148,9 +148,7 @@ type cellRun struct {
 
 	mu       sync.Mutex
 	harness  []error
-	rules    map[string][]string                            // writer -> installed L7 rule names
-	l4open   map[string][]string                            // writer -> open L4 fault names
-	l4apply  map[string]map[string]func(*faults.Path) error // writer -> fault name -> how to put it back
+	held     map[string]*faults.Set // writer -> its protocol faults (network ones live on its path)
 	bg       sync.WaitGroup
 	stopping bool
 }
@@ -180,14 +178,13 @@ func (cr *cellRun) run(ctx context.Context) error {
 	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
 	cfg := cr.r.env.Config()
 	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
-		Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+		Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
 	if err != nil {
 		return harnessf("fault paths: %v", err)
 	}
 	defer cr.fb.Close()
 	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
-	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
-	cr.l4apply = map[string]map[string]func(*faults.Path) error{}
+	cr.held = map[string]*faults.Set{}
 
 	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
@@ -212,9 +209,9 @@ func (cr *cellRun) run(ctx context.Context) error {
 	// the conditional-write probe included: that is how a store ignoring preconditions is
 	// emulated.
 	for i := range plan {
-		if p := plan[i]; p.At == 0 && sc.Steps[p.Step].Action == "http" {
+		if p := plan[i]; p.At == 0 && sc.Steps[p.Step].Spec().Layer == faults.L7 {
 			cr.exec(ctx, sc.Steps[p.Step])
-			plan[i].Action = "done"
+			plan[i].Action = planDone
 		}
 	}
 	if refused, err := cr.probe(ctx, shard); err != nil {
@@ -360,8 +357,8 @@ func (cr *cellRun) expect() checker.Expect {
 	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence}
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
-			if layer := faultLayer(st.Action); layer != "" {
-				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: layer})
+			if spec := st.Spec(); spec.Fault {
+				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer)})
 			}
 		}
 	}
@@ -374,19 +371,6 @@ func (cr *cellRun) expect() checker.Expect {
 	e.Violated = sc.Expect.Violated
 	e.Fenced = sc.Expect.Fenced
 	return e
-}
-
-// faultLayer is the attestation layer of an action that injects a fault, "" for the others.
-func faultLayer(action string) string {
-	switch action {
-	case "partition", "latency", "bandwidth", "reset", "slow-close", "flap":
-		return "l4"
-	case "http":
-		return "l7"
-	case "pause", "crash":
-		return "protocol"
-	}
-	return ""
 }
 
 func finalState(a writers.AuditResult) checker.Final {

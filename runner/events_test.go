@@ -107,3 +107,26 @@ steps:
 		t.Fatalf("the flap produced too few phases to test: %d events", n)
 	}
 }
+
+// TestWindowHealsItsFaultAlone: when the window of one network fault ends, only that fault
+// heals; a latency opened before it on the same path stays until the wind down.
+func TestWindowHealsItsFaultAlone(t *testing.T) {
+	s, got := faultEvents(t, `
+name: window-alone
+duration: 600ms
+traffic: {clients: 0}
+writers:
+  - {id: a, role: primary, term: 1}
+steps:
+  - at: 0ms
+    latency: {writer: a, delay: 5ms}
+  - at: 100ms
+    for: 100ms
+    reset: a
+`, 1)
+	a, b := s.Steps[0].FaultName(), s.Steps[1].FaultName()
+	want := []string{"start a " + a, "start a " + b, "end a " + b, "end a " + a}
+	if !slices.Equal(got, want) {
+		t.Fatalf("fault events differ\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
