@@ -691,3 +691,37 @@ func TestListingMatchedOnItsPrefix(t *testing.T) {
 		})
 	}
 }
+
+// TestOneWayAppliesButNeverAnswers: under a one-way partition a PUT reaches the store and is
+// applied, but the client gets no answer; healing it restores the answers and keeps the
+// path's other faults.
+func TestOneWayAppliesButNeverAnswers(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range store.Clients {
+		t.Run(string(c), func(t *testing.T) {
+			b := newBench(t)
+			s, p := client(t, b, "w", c, time.Second)
+			key := testenv.Prefix(t) + "k"
+			if err := p.Faults().Open(faults.OneWayFault("one-way")); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := s.Put(ctx, key, []byte("landed")); !errors.Is(err, store.ErrAmbiguous) {
+				t.Fatalf("a put under a one-way partition: %v, want an ambiguous outcome", err)
+			}
+			if d := time.Since(start); d < 900*time.Millisecond {
+				t.Fatalf("the put failed after %v: the client must wait for its deadline, not be refused", d)
+			}
+			o, err := direct(t, c).Get(ctx, key)
+			if err != nil || string(o.Body) != "landed" {
+				t.Fatalf("the store did not apply the put: %q, %v", o.Body, err)
+			}
+			if err := p.Faults().Close("one-way"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Put(ctx, key, []byte("answered")); err != nil {
+				t.Fatalf("after healing: %v", err)
+			}
+		})
+	}
+}

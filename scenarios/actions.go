@@ -26,6 +26,7 @@ const (
 	Refresh   Action = "refresh"
 	GC        Action = "gc"
 	Recover   Action = "recover"
+	OneWay    Action = "one-way"
 )
 
 // Spec is everything the bench knows about one step action: the parser reads its
@@ -96,6 +97,9 @@ var Actions = []Spec{
 		Description: "add a request-level fault rule on the writer's path",
 		decode:      decodeHTTP, check: checkHTTP,
 		Build: func(name string, pr Params) faults.Fault { return faults.RuleFault(pr.Rule) }},
+	{Name: OneWay, Layer: faults.L4, Fault: true, Window: true, Short: true,
+		Description: "let the writer's requests reach the store but drop every answer: writes are applied, the writer never hears back",
+		Build:       func(name string, _ Params) faults.Fault { return faults.OneWayFault(name) }},
 	{Name: Promote, Layer: faults.Protocol, Params: []string{"term", "twin"},
 		Description: "promote a standby (or restart) to primary at a term",
 		decode:      decodePromote, check: checkPromote},
