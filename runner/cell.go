@@ -174,34 +174,10 @@ func (cr *cellRun) run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, sc.Duration+cr.cellTimeout())
 	defer cancel()
 
-	cr.rec = history.NewRecorder()
-	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
-	cfg := cr.r.env.Config()
-	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
-		Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+	defer cr.close()
+	shard, err := cr.start()
 	if err != nil {
-		return harnessf("fault paths: %v", err)
-	}
-	defer cr.fb.Close()
-	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
-	cr.held = map[string]*faults.Set{}
-
-	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
-		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
-	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: v,
-		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
-	if err != nil {
-		return harnessf("writers: %v", err)
-	}
-	defer cr.cluster.Close()
-	for _, w := range sc.Writers {
-		st, err := cr.storeFor(w.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := cr.cluster.AddWriter(writers.WriterSpec{ID: w.ID, Store: st}); err != nil {
-			return harnessf("writer %s: %v", w.ID, err)
-		}
+		return err
 	}
 
 	plan := Plan(sc, cr.c.Seed)
@@ -241,6 +217,57 @@ func (cr *cellRun) run(ctx context.Context) error {
 
 	cr.follow(ctx, plan)
 
+	return cr.finish(ctx, cancel, traffic)
+}
+
+// start builds the cell's recorder, fault paths and writers (with their clients over their
+// paths); close stops what it built.
+func (cr *cellRun) start() (writers.Shard, error) {
+	sc := cr.c.Scenario
+	cr.rec = history.NewRecorder()
+	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
+	cfg := cr.r.env.Config()
+	var err error
+	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Clock: cr.rec.Now,
+		Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+	if err != nil {
+		return writers.Shard{}, harnessf("fault paths: %v", err)
+	}
+	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
+	cr.held = map[string]*faults.Set{}
+
+	shard := writers.Shard{Prefix: cr.r.opts.Prefix + cr.c.ID() + "/",
+		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
+	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: cr.variant,
+		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
+	if err != nil {
+		return writers.Shard{}, harnessf("writers: %v", err)
+	}
+	for _, w := range sc.Writers {
+		st, err := cr.storeFor(w.ID)
+		if err != nil {
+			return writers.Shard{}, err
+		}
+		if _, err := cr.cluster.AddWriter(writers.WriterSpec{ID: w.ID, Store: st}); err != nil {
+			return writers.Shard{}, harnessf("writer %s: %v", w.ID, err)
+		}
+	}
+
+	return shard, nil
+}
+
+func (cr *cellRun) close() {
+	if cr.cluster != nil {
+		cr.cluster.Close()
+	}
+	if cr.fb != nil {
+		_ = cr.fb.Close()
+	}
+}
+
+// finish winds the cell down (traffic stopped, every fault healed, in-flight work settled,
+// background actions ended), audits the store directly and judges the history.
+func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffic *writers.Traffic) error {
 	// Wind down: stop traffic, heal every fault, let in-flight work finish (bounded).
 	if traffic != nil {
 		traffic.Stop()
