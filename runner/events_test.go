@@ -100,9 +100,7 @@ steps:
 		"start a "+name(7), "start b "+name(8), "start a "+name(9), "start a r2",
 		// wind down: rules, then network faults in the order they opened, then pauses
 		"end a r2", "end a "+name(0), "end a "+name(1), "end a "+name(7), "end a "+name(9))
-	if !slices.Equal(got, want) {
-		t.Fatalf("fault events differ\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
+	sameEvents(t, got, want)
 	if n := len(want); n < 20 {
 		t.Fatalf("the flap produced too few phases to test: %d events", n)
 	}
@@ -126,6 +124,11 @@ steps:
 `, 1)
 	a, b := s.Steps[0].FaultName(), s.Steps[1].FaultName()
 	want := []string{"start a " + a, "start a " + b, "end a " + b, "end a " + a}
+	sameEvents(t, got, want)
+}
+
+func sameEvents(t *testing.T, got, want []string) {
+	t.Helper()
 	if !slices.Equal(got, want) {
 		t.Fatalf("fault events differ\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
