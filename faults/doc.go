@@ -31,10 +31,16 @@
 //     an L7 rule on one path never touches another path's traffic.
 //   - L4 faults through Toxiproxy v2.12.0 embedded in-process: [Path.Partition] (Refuse: dials are
 //     refused; Blackhole: bytes stop both ways and the client waits for its own deadline),
-//     [Path.Latency], [Path.Bandwidth], [Path.Reset], [Path.SlowClose] and [Path.Flap]. Toxicity is
-//     always 1.0 and jitter 0; the only randomness (the flap rhythm) is drawn from the bench's
-//     seeded generator ([Options.Rand]). [Path.Heal] removes every L4 fault of the path and, when
+//     [Path.Latency], [Path.Bandwidth], [Path.Reset] and [Path.SlowClose]. Toxicity is always 1.0
+//     and jitter 0; the package draws nothing at random (a flap is a partition the caller opens
+//     and heals on its own seeded plan). [Path.Heal] removes every L4 fault of the path and, when
 //     it returns, no connection opened before it is still usable, so the same client works again.
+//   - Faults own their life. A [Fault] knows its name, its [Layer], how to inject itself and how
+//     to heal itself; it acts on a target's capability ([Network], [Requests]), so a backend other
+//     than a Path (an in-process store) can carry the same faults. A [Set] holds the open faults
+//     of one target ([Path.Faults] for a path): healing one fault leaves the others in force (at
+//     L4, where Toxiproxy lifts faults only as a whole, the set injects the others again), and the
+//     set records every fault's start and end ([Options.Record]), the only place that does.
 //   - L7 rules ([Rule]) matched per request on method, object key glob, If-Match/If-None-Match
 //     presence or value, n-th match and count; added and removed while traffic flows; counted
 //     exactly under concurrency ([Path.Fired]). Actions: [DropResponse], [SyntheticStatus],
@@ -45,7 +51,7 @@
 //     answered (status, ETag, S3 error code) and whether the answer reached the client. A client
 //     that gives up does not cancel the request towards the store: the store's real answer is
 //     always recorded. The ledger never contains credentials.
-//   - Clean shutdown. [Bench.Close] stops listeners, proxies, flapping goroutines and in-flight
+//   - Clean shutdown. [Bench.Close] stops listeners, proxies and in-flight
 //     handlers and closes every connection a path handed out; no goroutine of the package
 //     outlives it.
 //

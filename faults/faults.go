@@ -48,10 +48,14 @@ type Options struct {
 	// Clock is the run-relative clock stamped on ledger entries, typically a history
 	// recorder's Now. nil means the time elapsed since New.
 	Clock func() time.Duration
-	// Rand is the bench's seeded generator. Every random choice of the package (the flap rhythm)
-	// is derived from it: New draws a seed for the bench, and each Path draws its own stream
-	// from the bench in the order paths are created. nil means a fixed seed.
+	// Rand is the caller's seeded generator. New draws the bench's seed from it (two values) so
+	// the caller's stream advances the same way from run to run; the package makes no random
+	// choice today (flapping is planned by the caller, as toggles of a partition). nil draws
+	// nothing.
 	Rand *rand.Rand
+	// Record receives the fault-start and fault-end events of every path's [Set], typically a
+	// history recorder's Record. nil discards them.
+	Record func(history.Event)
 	// Logger receives debug records (rules firing, L4 changes). nil discards them.
 	Logger *slog.Logger
 	// Prefix is the key prefix every request of a path must stay under (object keys, listing
@@ -82,7 +86,6 @@ type Bench struct {
 	nextID atomic.Int64
 
 	mu       sync.Mutex
-	rng      *rand.Rand
 	paths    map[string]*Path
 	order    []*Path
 	closed   bool
@@ -115,9 +118,7 @@ func New(o Options) (*Bench, error) {
 		b.clock = func() time.Duration { return time.Since(start) }
 	}
 	if o.Rand != nil {
-		b.rng = rand.New(rand.NewPCG(o.Rand.Uint64(), o.Rand.Uint64()))
-	} else {
-		b.rng = rand.New(rand.NewPCG(0x6661756c7473, 1))
+		_, _ = o.Rand.Uint64(), o.Rand.Uint64() // the bench's seed: see Options.Rand
 	}
 	// The metrics container must be non-nil: Toxiproxy dereferences it once bytes flow.
 	b.tp = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
@@ -188,8 +189,7 @@ func (b *Bench) Path(writer string) (*Path, error) {
 	if p, ok := b.paths[writer]; ok {
 		return p, nil
 	}
-	seed1, seed2 := b.rng.Uint64(), b.rng.Uint64()
-	p, err := newPath(b, writer, rand.New(rand.NewPCG(seed1, seed2)))
+	p, err := newPath(b, writer)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func (b *Bench) isClosed() bool {
 	return b.closed
 }
 
-// Close stops everything the bench started: flapping goroutines, Toxiproxy proxies, L7
+// Close stops everything the bench started: Toxiproxy proxies, L7
 // listeners and handlers, every connection a path handed out and the idle connections towards
 // the store. It is idempotent; the ledger stays readable afterwards.
 func (b *Bench) Close() error {
@@ -282,11 +282,6 @@ func (b *Bench) Close() error {
 
 	b.cancel()
 	var errs []error
-	for _, p := range paths {
-		p.mu.Lock()
-		p.stopFlapLocked()
-		p.mu.Unlock()
-	}
 	if err := b.tp.Collection.Clear(); err != nil {
 		errs = append(errs, fmt.Errorf("faults: stop toxiproxy: %w", err))
 	}

@@ -475,41 +475,77 @@ func TestBandwidthSlowCloseReset(t *testing.T) {
 	}
 }
 
-func TestFlap(t *testing.T) {
+// TestSetHealsOneFaultAndKeepsTheRest: healing one fault of a path's set lifts it alone (the
+// latency and the rule opened beside a partition are in force after the partition heals), and
+// the set records one start and one end per fault, in order.
+func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range store.Clients {
-		t.Run(string(c), func(t *testing.T) {
-			b := newBench(t)
-			s, p := client(t, b, "w", c, time.Second)
-			key := testenv.Prefix(t) + "k"
-			if err := p.Flap(80*time.Millisecond, 80*time.Millisecond); err != nil {
-				t.Fatal(err)
-			}
-			ok, failed := 0, 0
-			for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end) || ok == 0 || failed == 0; {
-				if _, err := s.Put(ctx, key, []byte("v")); err != nil {
-					if !errors.Is(err, store.ErrAmbiguous) {
-						t.Fatalf("flap: %v", err)
-					}
-					failed++
-				} else {
-					ok++
-				}
-				time.Sleep(10 * time.Millisecond)
-				if time.Since(end) > 20*time.Second {
-					t.Fatalf("flap: %d ok, %d failed after 20s", ok, failed)
-				}
-			}
-			t.Logf("while flapping: %d ok, %d failed", ok, failed)
-			if err := p.Heal(); err != nil {
-				t.Fatal(err)
-			}
-			for range 10 {
-				if _, err := s.Put(ctx, key, []byte("v")); err != nil {
-					t.Fatalf("after heal: %v", err)
-				}
-			}
-		})
+	srv := testenv.MinIO(t)
+	var mu sync.Mutex
+	var events []string
+	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Record: func(e history.Event) {
+		mu.Lock()
+		events = append(events, fmt.Sprintf("%s %s %s", e.Kind, e.Writer, e.Detail))
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Path("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := srv.Config()
+	cfg.DialContext, cfg.Timeout = p.DialContext, time.Second
+	s, err := store.New(store.ClientMinio, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := testenv.Prefix(t) + "k"
+	set := p.Faults()
+	const lat = 300 * time.Millisecond
+	for _, f := range []faults.Fault{faults.LatencyFault("slow", lat),
+		faults.RuleFault(faults.Rule{Name: "no-get", Method: "GET", Action: faults.SyntheticStatus, Status: 503}),
+		faults.PartitionFault("cut", faults.Refuse)} {
+		if err := set.Open(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Put(ctx, key, []byte("v")); err == nil {
+		t.Fatal("a put went through a partition")
+	}
+	if err := set.Close("cut"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := s.Put(ctx, key, []byte("v")); err != nil {
+		t.Fatalf("after the partition healed: %v", err)
+	}
+	if d := time.Since(start); d < lat {
+		t.Fatalf("the put took %v: the latency opened beside the partition was lost when it healed", d)
+	}
+	if _, err := s.Get(ctx, key); err == nil {
+		t.Fatal("the rule opened beside the partition was lost when it healed")
+	}
+	if got := set.Names(); fmt.Sprint(got) != "[slow no-get]" {
+		t.Fatalf("open faults %v", got)
+	}
+	if err := set.CloseLayer(faults.L4); err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Close("no-get"); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	if _, err := s.Get(ctx, key); err != nil || time.Since(start) >= lat {
+		t.Fatalf("after every fault healed: %v in %v", err, time.Since(start))
+	}
+	want := "[fault-start w slow fault-start w no-get fault-start w cut fault-end w cut fault-end w slow fault-end w no-get]"
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(events) != want {
+		t.Fatalf("events\n%v\nwant\n%s", events, want)
 	}
 }
 
@@ -672,6 +708,40 @@ func TestListingMatchedOnItsPrefix(t *testing.T) {
 			}
 			if p.Fired("fence-list") != 1 {
 				t.Fatalf("fired %d, want 1", p.Fired("fence-list"))
+			}
+		})
+	}
+}
+
+// TestOneWayAppliesButNeverAnswers: under a one-way partition a PUT reaches the store and is
+// applied, but the client gets no answer; healing it restores the answers and keeps the
+// path's other faults.
+func TestOneWayAppliesButNeverAnswers(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range store.Clients {
+		t.Run(string(c), func(t *testing.T) {
+			b := newBench(t)
+			s, p := client(t, b, "w", c, time.Second)
+			key := testenv.Prefix(t) + "k"
+			if err := p.Faults().Open(faults.OneWayFault("one-way")); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := s.Put(ctx, key, []byte("landed")); !errors.Is(err, store.ErrAmbiguous) {
+				t.Fatalf("a put under a one-way partition: %v, want an ambiguous outcome", err)
+			}
+			if d := time.Since(start); d < 900*time.Millisecond {
+				t.Fatalf("the put failed after %v: the client must wait for its deadline, not be refused", d)
+			}
+			o, err := direct(t, c).Get(ctx, key)
+			if err != nil || string(o.Body) != "landed" {
+				t.Fatalf("the store did not apply the put: %q, %v", o.Body, err)
+			}
+			if err := p.Faults().Close("one-way"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Put(ctx, key, []byte("answered")); err != nil {
+				t.Fatalf("after healing: %v", err)
 			}
 		})
 	}

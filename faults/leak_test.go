@@ -65,7 +65,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		if _, err := s.Put(ctx, key, []byte("x")); err != nil {
 			t.Fatalf("after heal: %v", err)
 		}
-		if err := p.Flap(30*time.Millisecond, 30*time.Millisecond); err != nil {
+		if err := p.Faults().Open(faults.PartitionFault("cut", faults.Refuse)); err != nil {
 			t.Fatal(err)
 		}
 		_, _ = s.Put(ctx, key, []byte("x"))

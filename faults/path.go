@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -59,11 +58,9 @@ type Path struct {
 	srv    *http.Server
 	served chan struct{}
 
-	mu       sync.Mutex // L4 state
-	rng      *rand.Rand // the path's stream of the bench generator (flap rhythm)
-	proxy    *toxiproxy.Proxy
-	flapStop chan struct{}
-	flapDone chan struct{}
+	mu    sync.Mutex // L4 state
+	proxy *toxiproxy.Proxy
+	set   *Set // the faults open on the path
 
 	rulesMu sync.Mutex
 	rules   []*rule
@@ -73,7 +70,7 @@ type Path struct {
 	conns  map[*trackedConn]struct{}
 }
 
-func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
+func newPath(b *Bench, writer string) (*Path, error) {
 	cred, err := newCredential()
 	if err != nil {
 		return nil, err
@@ -82,8 +79,9 @@ func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faults: L7 listener for %s: %w", writer, err)
 	}
-	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), cred: cred, rng: rng, served: make(chan struct{}),
+	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), cred: cred, served: make(chan struct{}),
 		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
+	p.set = NewSet(writer, p, b.o.Record)
 	p.srv = &http.Server{
 		Handler:  http.HandlerFunc(p.serveHTTP),
 		ErrorLog: log.New(discard{}, "", 0),
@@ -114,6 +112,11 @@ type discard struct{}
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 func (p *Path) proxyName() string { return "faults/" + p.writer }
+
+// Faults is the set of faults open on the path. Open and heal the path's faults through it
+// (its L4 faults, its rules) so that healing one restores the others and every fault's start
+// and end is recorded; the methods below act on the path directly and record nothing.
+func (p *Path) Faults() *Set { return p.set }
 
 // Writer is the name the path was created for.
 func (p *Path) Writer() string { return p.writer }
@@ -204,15 +207,13 @@ func (p *Path) closeClientConns(wait time.Duration) {
 
 // Partition cuts the path. Refuse stops the proxy (dials fail fast, open connections are
 // closed); Blackhole adds timeout toxics with timeout 0 on both directions (bytes stop, nothing
-// is closed, the client waits for its own deadline). A Partition replaces a running Flap.
-// Heal undoes it.
+// is closed, the client waits for its own deadline). Heal undoes it.
 func (p *Path) Partition(mode PartitionMode) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.b.isClosed() {
 		return ErrClosed
 	}
-	p.stopFlapLocked()
 	switch mode {
 	case Refuse:
 		p.proxy.Stop()
@@ -233,7 +234,7 @@ func (p *Path) Partition(mode PartitionMode) error {
 	return nil
 }
 
-// Heal removes every L4 fault of the path: partition, toxics and flapping. It replaces the
+// Heal removes every L4 fault of the path: partition and toxics. It replaces the
 // path's Toxiproxy proxy by a fresh one on the same address (removing toxics from live links
 // can wedge Toxiproxy; a fresh proxy cannot), which closes every connection the path carried,
 // and returns once the clients have dropped them. Calls in flight at that moment fail with a
@@ -244,7 +245,6 @@ func (p *Path) Heal() error {
 	if p.b.isClosed() {
 		return ErrClosed
 	}
-	p.stopFlapLocked()
 	if err := p.b.tp.Collection.Remove(p.proxyName()); err != nil && !errors.Is(err, toxiproxy.ErrProxyNotFound) {
 		return fmt.Errorf("faults: heal %s: %w", p.writer, err)
 	}
@@ -304,76 +304,6 @@ func (p *Path) SlowClose(d time.Duration) error {
 		return errors.New("faults: negative slow-close delay")
 	}
 	return p.toxic("slow_close_down", "slow_close", "downstream", fmt.Sprintf(`{"delay":%d}`, d.Milliseconds()))
-}
-
-// Flap toggles a Refuse partition: partitioned for about on, healthy for about off, and so on
-// until Heal, Partition or Close. Each phase lasts a duration drawn uniformly from [d/2, 3d/2)
-// by the path's seeded generator, starting with a partitioned phase. Calling Flap again restarts
-// it with the new rhythm.
-func (p *Path) Flap(on, off time.Duration) error {
-	if on <= 0 || off <= 0 {
-		return errors.New("faults: flap durations must be positive")
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.b.isClosed() {
-		return ErrClosed
-	}
-	p.stopFlapLocked()
-	if err := p.startLocked(); err != nil {
-		return err
-	}
-	stop, done := make(chan struct{}), make(chan struct{})
-	p.flapStop, p.flapDone = stop, done
-	proxy := p.proxy
-	go p.flap(proxy, on, off, stop, done)
-	p.b.log.Debug("faults: flap", "writer", p.writer, "on", on, "off", off)
-	return nil
-}
-
-func (p *Path) jitter(d time.Duration) time.Duration {
-	return d/2 + time.Duration(p.rng.Int64N(int64(d)))
-}
-
-// flap runs the rhythm. The generator is only used by this goroutine while it runs (Flap and
-// Heal stop it before touching the generator again), so the sequence of phases is a pure
-// function of the seed.
-func (p *Path) flap(proxy *toxiproxy.Proxy, on, off time.Duration, stop, done chan struct{}) {
-	defer close(done)
-	t := time.NewTimer(0)
-	defer t.Stop()
-	<-t.C
-	wait := func(d time.Duration) bool {
-		t.Reset(d)
-		select {
-		case <-stop:
-			return false
-		case <-t.C:
-			return true
-		}
-	}
-	for {
-		proxy.Stop()
-		if !wait(p.jitter(on)) {
-			return
-		}
-		if err := proxy.Start(); err != nil && !errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
-			p.b.log.Debug("faults: flap could not restart the proxy", "writer", p.writer, "err", err)
-		}
-		if !wait(p.jitter(off)) {
-			return
-		}
-	}
-}
-
-// stopFlapLocked stops a running flap and waits for its goroutine. Caller holds p.mu.
-func (p *Path) stopFlapLocked() {
-	if p.flapStop == nil {
-		return
-	}
-	close(p.flapStop)
-	<-p.flapDone
-	p.flapStop, p.flapDone = nil, nil
 }
 
 func (p *Path) startLocked() error {

@@ -148,9 +148,7 @@ type cellRun struct {
 
 	mu       sync.Mutex
 	harness  []error
-	rules    map[string][]string                            // writer -> installed L7 rule names
-	l4open   map[string][]string                            // writer -> open L4 fault names
-	l4apply  map[string]map[string]func(*faults.Path) error // writer -> fault name -> how to put it back
+	held     map[string]*faults.Set // writer -> its protocol faults (network ones live on its path)
 	bg       sync.WaitGroup
 	stopping bool
 }
@@ -176,38 +174,10 @@ func (cr *cellRun) run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, sc.Duration+cr.cellTimeout())
 	defer cancel()
 
-	cr.rec = history.NewRecorder()
-	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
-	cfg := cr.r.env.Config()
-	// The cell's prefix: the fault paths refuse any request of a writer that reaches outside it.
-	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
-	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
-		Clock: cr.rec.Now, Rand: rng, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
-		UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+	defer cr.close()
+	shard, err := cr.start()
 	if err != nil {
-		return harnessf("fault paths: %v", err)
-	}
-	defer cr.fb.Close()
-	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
-	cr.rules, cr.l4open = map[string][]string{}, map[string][]string{}
-	cr.l4apply = map[string]map[string]func(*faults.Path) error{}
-
-	shard := writers.Shard{Prefix: prefix,
-		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
-	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: v,
-		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
-	if err != nil {
-		return harnessf("writers: %v", err)
-	}
-	defer cr.cluster.Close()
-	for _, w := range sc.Writers {
-		st, err := cr.storeFor(w.ID)
-		if err != nil {
-			return err
-		}
-		if _, err := cr.cluster.AddWriter(writers.WriterSpec{ID: w.ID, Store: st}); err != nil {
-			return harnessf("writer %s: %v", w.ID, err)
-		}
+		return err
 	}
 
 	plan := Plan(sc, cr.c.Seed)
@@ -215,9 +185,9 @@ func (cr *cellRun) run(ctx context.Context) error {
 	// the conditional-write probe included: that is how a store ignoring preconditions is
 	// emulated.
 	for i := range plan {
-		if p := plan[i]; p.At == 0 && sc.Steps[p.Step].Action == "http" {
+		if p := plan[i]; p.At == 0 && sc.Steps[p.Step].Spec().Layer == faults.L7 {
 			cr.exec(ctx, sc.Steps[p.Step])
-			plan[i].Action = "done"
+			plan[i].Action = planDone
 		}
 	}
 	if refused, err := cr.probe(ctx, shard); err != nil {
@@ -247,6 +217,60 @@ func (cr *cellRun) run(ctx context.Context) error {
 
 	cr.follow(ctx, plan)
 
+	return cr.finish(ctx, cancel, traffic)
+}
+
+// start builds the cell's recorder, fault paths and writers (with their clients over their
+// paths); close stops what it built.
+func (cr *cellRun) start() (writers.Shard, error) {
+	sc := cr.c.Scenario
+	cr.rec = history.NewRecorder()
+	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
+	cfg := cr.r.env.Config()
+	var err error
+	// The cell's prefix: the fault paths refuse any request of a writer that reaches outside it.
+	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
+	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
+		Clock: cr.rec.Now, Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
+		SessionToken: cfg.SessionToken, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+	if err != nil {
+		return writers.Shard{}, harnessf("fault paths: %v", err)
+	}
+	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
+	cr.held = map[string]*faults.Set{}
+
+	shard := writers.Shard{Prefix: prefix,
+		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
+	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: cr.variant,
+		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
+	if err != nil {
+		return writers.Shard{}, harnessf("writers: %v", err)
+	}
+	for _, w := range sc.Writers {
+		st, err := cr.storeFor(w.ID)
+		if err != nil {
+			return writers.Shard{}, err
+		}
+		if _, err := cr.cluster.AddWriter(writers.WriterSpec{ID: w.ID, Store: st}); err != nil {
+			return writers.Shard{}, harnessf("writer %s: %v", w.ID, err)
+		}
+	}
+
+	return shard, nil
+}
+
+func (cr *cellRun) close() {
+	if cr.cluster != nil {
+		cr.cluster.Close()
+	}
+	if cr.fb != nil {
+		_ = cr.fb.Close()
+	}
+}
+
+// finish winds the cell down (traffic stopped, every fault healed, in-flight work settled,
+// background actions ended), audits the store directly and judges the history.
+func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffic *writers.Traffic) error {
 	// Wind down: stop traffic, heal every fault, let in-flight work finish (bounded).
 	if traffic != nil {
 		traffic.Stop()
@@ -366,8 +390,8 @@ func (cr *cellRun) expect() checker.Expect {
 	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence}
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
-			if layer := faultLayer(st.Action); layer != "" {
-				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: layer})
+			if spec := st.Spec(); spec.Fault {
+				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer)})
 			}
 		}
 	}
@@ -380,19 +404,6 @@ func (cr *cellRun) expect() checker.Expect {
 	e.Violated = sc.Expect.Violated
 	e.Fenced = sc.Expect.Fenced
 	return e
-}
-
-// faultLayer is the attestation layer of an action that injects a fault, "" for the others.
-func faultLayer(action string) string {
-	switch action {
-	case "partition", "latency", "bandwidth", "reset", "slow-close", "flap":
-		return "l4"
-	case "http":
-		return "l7"
-	case "pause", "crash":
-		return "protocol"
-	}
-	return ""
 }
 
 func finalState(a writers.AuditResult) checker.Final {

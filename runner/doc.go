@@ -13,6 +13,9 @@
 //     retried into a pass;
 //   - everything a cell saw is persisted under results/<run-id>/<cell>/ (scenario.yaml, seed,
 //     history.jsonl, ledger.jsonl, result.json, store.log) so it can be judged again later;
+//   - every fault a step opens lives in a faults.Set (the writer's path for network and
+//     request faults, the writer's own set for a pause): when its window or flap phase ends it
+//     heals alone, the writer's other faults stay, and its start and end are recorded there;
 //   - nothing outlives the run: writers, traffic, fault paths and the store are stopped on
 //     every path out, Ctrl-C included;
 //   - a cell stays within the ranges of scenarios.Bounds even for a scenario that skipped

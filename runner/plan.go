@@ -69,9 +69,17 @@ func Cells(scs []*scenarios.Scenario, variant string, matrix bool, seed uint64, 
 type Planned struct {
 	Step   int           // index into Scenario.Steps
 	At     time.Duration // for time-triggered actions; -1 for event-triggered ones
-	Action string        // the step's action, or "heal-window" / "flap-on" / "flap-off"
+	Action string        // the step's action, or one of the plan's own: planWindowEnd, planFlapOn, planFlapOff
 	Writer string
 }
+
+// The plan's own actions, beside the steps' (they show in a cell's schedule as they are).
+const (
+	planWindowEnd = "heal-window" // a time-triggered step's window ends: its fault heals
+	planFlapOn    = "flap-on"     // a flap's partitioned phase starts
+	planFlapOff   = "flap-off"    // a flap's healthy phase starts
+	planDone      = "done"        // already executed before the plan is followed
+)
 
 func (p Planned) String() string {
 	at := "on event"
@@ -96,15 +104,15 @@ func Plan(s *scenarios.Scenario, seed uint64) []Planned {
 			break
 		}
 		if st.Trigger != scenarios.TriggerAt {
-			out = append(out, Planned{Step: i, At: -1, Action: st.Action, Writer: st.Params.Writer})
+			out = append(out, Planned{Step: i, At: -1, Action: string(st.Action), Writer: st.Params.Writer})
 			continue
 		}
-		out = append(out, Planned{Step: i, At: st.At, Action: st.Action, Writer: st.Params.Writer})
+		out = append(out, Planned{Step: i, At: st.At, Action: string(st.Action), Writer: st.Params.Writer})
 		end := st.End(s.Duration)
 		if st.For > 0 {
-			out = append(out, Planned{Step: i, At: end, Action: "heal-window", Writer: st.Params.Writer})
+			out = append(out, Planned{Step: i, At: end, Action: planWindowEnd, Writer: st.Params.Writer})
 		}
-		if st.Action == "flap" {
+		if st.Spec().Rhythm {
 			out = append(out, flapToggles(rng, i, st, end, limit-len(out))...)
 		}
 	}
@@ -129,9 +137,9 @@ func flapToggles(rng *rand.Rand, i int, st scenarios.Step, end time.Duration, ro
 	t, on := st.At, true
 	for t < end && len(out) < room {
 		phase := clamp(st.Params.On)
-		action := "flap-on"
+		action := planFlapOn
 		if !on {
-			phase, action = clamp(st.Params.Off), "flap-off"
+			phase, action = clamp(st.Params.Off), planFlapOff
 		}
 		out = append(out, Planned{Step: i, At: t, Action: action, Writer: st.Params.Writer})
 		t += time.Duration(float64(phase) * (0.5 + rng.Float64()))

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
@@ -18,7 +17,7 @@ import (
 func (cr *cellRun) follow(ctx context.Context, plan []Planned) {
 	sc := cr.c.Scenario
 	for _, p := range plan {
-		if p.At < 0 || p.Action == "done" {
+		if p.At < 0 || p.Action == planDone {
 			continue
 		}
 		if !cr.sleepUntil(ctx, p.At) {
@@ -26,12 +25,12 @@ func (cr *cellRun) follow(ctx context.Context, plan []Planned) {
 		}
 		st := sc.Steps[p.Step]
 		switch p.Action {
-		case "heal-window":
+		case planWindowEnd:
 			cr.endWindow(st)
-		case "flap-on":
-			cr.l4(st.Params.Writer, st.FaultName(), func(path *faults.Path) error { return path.Partition(faults.Refuse) })
-		case "flap-off":
-			cr.unflap(st.Params.Writer, st.FaultName())
+		case planFlapOn:
+			cr.open(st, st.Fault())
+		case planFlapOff:
+			cr.endWindow(st)
 		default:
 			cr.exec(ctx, st)
 		}
@@ -56,8 +55,8 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 }
 
 // onSignal fires the event-triggered steps waiting for s. It runs on the emitting writer's
-// goroutine before that writer's next store call, so a request-level rule or a pause takes
-// effect exactly at the event; anything slower runs in the background.
+// goroutine before that writer's next store call, so an inline action (a request-level rule,
+// a pause) takes effect exactly at the event; anything slower runs in the background.
 func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	cr.mu.Lock()
 	stopping := cr.stopping
@@ -71,7 +70,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 			continue
 		}
 		st := st
-		if a.Delay == 0 && (st.Action == "http" || st.Action == "pause") {
+		if a.Delay == 0 && st.Spec().Inline {
 			cr.exec(ctx, st)
 			cr.windowLater(ctx, st)
 			continue
@@ -117,84 +116,63 @@ func (cr *cellRun) background(fn func()) {
 	}()
 }
 
-// exec performs one step. Fault installation failures are harness problems; protocol
-// outcomes (a promotion refused because a higher term exists) are data for the checker.
+// exec performs one step: a step whose action injects a network or request fault opens it
+// on the writer's path (a flap's toggles come from the plan), any other runs its handler.
+// Fault installation failures are harness problems; protocol outcomes (a promotion refused
+// because a higher term exists) are data for the checker.
 func (cr *cellRun) exec(ctx context.Context, st scenarios.Step) {
-	pr := st.Params
-	name := st.FaultName()
-	cr.log.Debug("step", "step", st.Index, "action", st.Action, "writer", pr.Writer)
-	switch st.Action {
-	case "partition":
-		mode := faults.Refuse
-		if pr.Mode == "blackhole" {
-			mode = faults.Blackhole
-		}
-		cr.l4(pr.Writer, name, func(p *faults.Path) error { return p.Partition(mode) })
-	case "heal":
-		cr.healPath(pr.Writer)
-	case "latency":
-		cr.l4(pr.Writer, name, func(p *faults.Path) error { return p.Latency(pr.Delay) })
-	case "bandwidth":
-		cr.l4(pr.Writer, name, func(p *faults.Path) error { return p.Bandwidth(pr.KBps) })
-	case "reset":
-		cr.l4(pr.Writer, name, func(p *faults.Path) error { return p.Reset() })
-	case "slow-close":
-		cr.l4(pr.Writer, name, func(p *faults.Path) error { return p.SlowClose(pr.Delay) })
-	case "flap":
+	cr.log.Debug("step", "step", st.Index, "action", st.Action, "writer", st.Params.Writer)
+	spec := st.Spec()
+	switch {
+	case spec.Rhythm:
 		// Driven by the plan's flap-on/flap-off toggles; nothing to do at the step itself.
-	case "http":
-		cr.addRule(pr.Writer, pr.Rule)
-	case "pause":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.rec.Record(history.Event{Kind: history.FaultStart, Writer: pr.Writer, Detail: name})
-			w.Pause()
-		}
-	case "resume":
-		if w := cr.writer(pr.Writer); w != nil {
-			w.Resume()
-		}
-	case "crash":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.rec.Record(history.Event{Kind: history.FaultStart, Writer: pr.Writer, Detail: name})
-			w.Crash()
-		}
-	case "promote":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.background(func() { cr.protocol(st, w.Promote(ctx, pr.Term)) })
-		}
-	case "restart":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.background(func() {
-				_, err := w.Restart(ctx, pr.As, pr.Term)
-				cr.protocol(st, err)
-			})
-		}
-	case "relocate":
-		src, dst := cr.writer(pr.Writer), cr.writer(pr.Target)
-		if src != nil && dst != nil {
-			opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt)}
-			if pr.LoseHandoff && pr.AbortAt == "" {
-				opts.LoseAnswer = true
-			}
-			cr.background(func() {
-				_, err := src.Relocate(ctx, dst, opts)
-				cr.protocol(st, err)
-			})
-		}
-	case "refresh":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.background(func() { _, err := w.Refresh(ctx); cr.protocol(st, err) })
-		}
-	case "gc":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.background(func() { _, err := w.GC(ctx); cr.protocol(st, err) })
-		}
-	case "recover":
-		if w := cr.writer(pr.Writer); w != nil {
-			cr.background(func() { _, err := w.Recover(ctx); cr.protocol(st, err) })
-		}
+	case spec.Build != nil:
+		cr.open(st, st.Fault())
 	default:
-		cr.fail(fmt.Errorf("step %d: action %q is not implemented by the runner", st.Index, st.Action))
+		h, ok := handlers[st.Action]
+		if !ok {
+			cr.fail(fmt.Errorf("step %d: action %q is not implemented by the runner", st.Index, st.Action))
+			return
+		}
+		h(ctx, cr, st)
+	}
+}
+
+// faultsOf is the set a step's fault lives in: the writer's path for network and request
+// faults, the writer's own set for protocol faults. nil when there is none.
+func (cr *cellRun) faultsOf(st scenarios.Step) *faults.Set {
+	id := st.Params.Writer
+	if st.Spec().Layer == faults.Protocol {
+		cr.mu.Lock()
+		defer cr.mu.Unlock()
+		if cr.held[id] == nil {
+			cr.held[id] = faults.NewSet(id, nil, cr.record)
+		}
+		return cr.held[id]
+	}
+	if p := cr.path(id); p != nil {
+		return p.Faults()
+	}
+	cr.fail(fmt.Errorf("no fault path for writer %q", id))
+	return nil
+}
+
+// open puts a step's fault in place.
+func (cr *cellRun) open(st scenarios.Step, f faults.Fault) {
+	if set := cr.faultsOf(st); set != nil {
+		if err := set.Open(f); err != nil {
+			cr.fail(err)
+		}
+	}
+}
+
+// endWindow heals the fault of a step whose `for` window (or flap phase) elapsed; the other
+// faults of the writer stay in place.
+func (cr *cellRun) endWindow(st scenarios.Step) {
+	if set := cr.faultsOf(st); set != nil {
+		if err := set.Close(st.FaultName()); err != nil {
+			cr.fail(err)
+		}
 	}
 }
 
@@ -226,182 +204,40 @@ func (cr *cellRun) path(id string) *faults.Path {
 	}
 	// A restart incarnation shares its predecessor's node and path.
 	for _, st := range cr.c.Scenario.Steps {
-		if st.Action == "restart" && st.Params.As == id {
+		if st.Action == scenarios.Restart && st.Params.As == id {
 			return cr.path(st.Params.Writer)
 		}
 	}
 	return nil
 }
 
-func (cr *cellRun) l4(writer, name string, apply func(*faults.Path) error) {
-	p := cr.path(writer)
-	if p == nil {
-		cr.fail(fmt.Errorf("no fault path for writer %q", writer))
-		return
-	}
-	if err := apply(p); err != nil {
-		cr.fail(fmt.Errorf("%s on %s: %w", name, writer, err))
-		return
-	}
-	cr.mu.Lock()
-	first := !slices.Contains(cr.l4open[writer], name)
-	if first {
-		cr.l4open[writer] = append(cr.l4open[writer], name)
-	}
-	if cr.l4apply[writer] == nil {
-		cr.l4apply[writer] = map[string]func(*faults.Path) error{}
-	}
-	cr.l4apply[writer][name] = apply
-	cr.mu.Unlock()
-	if first {
-		cr.rec.Record(history.Event{Kind: history.FaultStart, Writer: writer, Detail: name})
-	}
-}
-
-// unflap ends one "on" phase of a flap: the path is healed (the only way to lift a
-// partition) and every other network fault still open on it is put back, unchanged.
-func (cr *cellRun) unflap(writer, name string) {
-	p := cr.path(writer)
-	if p == nil {
-		return
-	}
-	if err := p.Heal(); err != nil {
-		cr.fail(fmt.Errorf("heal %s: %w", writer, err))
-	}
-	cr.mu.Lock()
-	var keep []string
-	var again []func(*faults.Path) error
-	for _, n := range cr.l4open[writer] {
-		if n == name {
-			continue
-		}
-		keep = append(keep, n)
-		again = append(again, cr.l4apply[writer][n])
-	}
-	cr.l4open[writer] = keep
-	delete(cr.l4apply[writer], name)
-	cr.mu.Unlock()
-	for _, apply := range again {
-		if err := apply(p); err != nil {
-			cr.fail(fmt.Errorf("restore a fault on %s after a flap: %w", writer, err))
-		}
-	}
-	cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: writer, Detail: name})
-}
-
-func (cr *cellRun) healPath(writer string) {
-	p := cr.path(writer)
-	if p == nil {
-		return
-	}
-	if err := p.Heal(); err != nil {
-		cr.fail(fmt.Errorf("heal %s: %w", writer, err))
-	}
-	cr.mu.Lock()
-	open := cr.l4open[writer]
-	delete(cr.l4open, writer)
-	delete(cr.l4apply, writer)
-	cr.mu.Unlock()
-	for _, name := range open {
-		cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: writer, Detail: name})
-	}
-}
-
-func (cr *cellRun) addRule(writer string, r scenarios.HTTPRule) {
-	p := cr.path(writer)
-	if p == nil {
-		cr.fail(fmt.Errorf("no fault path for writer %q", writer))
-		return
-	}
-	rule := faults.Rule{Name: r.Name, Method: r.Method, Key: r.Key, Header: r.Header, Value: r.Value,
-		Nth: r.Nth, Count: r.Count, Action: faults.Action(r.Action), Status: r.Status, Code: r.Code, Delay: r.Delay}
-	if err := p.AddRule(rule); err != nil {
-		cr.fail(fmt.Errorf("http rule %s on %s: %w", r.Name, writer, err))
-		return
-	}
-	cr.mu.Lock()
-	cr.rules[writer] = append(cr.rules[writer], r.Name)
-	cr.mu.Unlock()
-	cr.rec.Record(history.Event{Kind: history.FaultStart, Writer: writer, Detail: r.Name})
-}
-
-func (cr *cellRun) removeRule(writer, name string) {
-	cr.mu.Lock()
-	var keep []string
-	found := false
-	for _, n := range cr.rules[writer] {
-		if n == name {
-			found = true
-			continue
-		}
-		keep = append(keep, n)
-	}
-	cr.rules[writer] = keep
-	cr.mu.Unlock()
-	if !found {
-		return
-	}
-	if p := cr.path(writer); p != nil {
-		if err := p.RemoveRule(name); err != nil {
-			cr.fail(fmt.Errorf("remove http rule %s on %s: %w", name, writer, err))
-		}
-	}
-	cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: writer, Detail: name})
-}
-
-// endWindow undoes a step whose `for` window elapsed.
-func (cr *cellRun) endWindow(st scenarios.Step) {
-	switch st.Action {
-	case "http":
-		cr.removeRule(st.Params.Writer, st.Params.Rule.Name)
-	case "pause":
-		if w := cr.cluster.Writer(st.Params.Writer); w != nil {
-			w.Resume()
-			cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: st.Params.Writer, Detail: st.FaultName()})
-		}
-	case "flap":
-		cr.mu.Lock()
-		on := slices.Contains(cr.l4open[st.Params.Writer], st.FaultName())
-		cr.mu.Unlock()
-		if on {
-			cr.unflap(st.Params.Writer, st.FaultName())
-		}
-	default:
-		cr.healPath(st.Params.Writer)
-	}
-}
-
 // healAll ends every fault at the end of the schedule: rules removed, paths healed, paused
-// writers resumed, so in-flight work can finish and the auditor sees a quiet store.
+// writers resumed, so in-flight work can finish and the auditor sees a quiet store. Only
+// paths that still carry a network fault are healed: healing replaces the path's proxy and
+// cuts the connections on it, which would hit a healthy writer mid-request.
 func (cr *cellRun) healAll() {
-	cr.mu.Lock()
-	rules := map[string][]string{}
-	for w, rs := range cr.rules {
-		rules[w] = append([]string(nil), rs...)
-	}
-	cr.mu.Unlock()
-	for _, w := range sortedKeys(rules) {
-		for _, name := range rules[w] {
-			cr.removeRule(w, name)
-		}
-	}
-	// Only paths that still carry a network fault are healed: healing replaces the path's
-	// proxy and cuts the connections on it, which would hit a healthy writer mid-request.
-	cr.mu.Lock()
-	faulty := sortedKeys(cr.l4open)
-	cr.mu.Unlock()
-	for _, id := range faulty {
-		cr.healPath(id)
-	}
-	for _, w := range cr.cluster.Writers() {
-		if w.Paused() {
-			w.Resume()
-			for _, st := range cr.c.Scenario.Steps {
-				if st.Action == "pause" && st.Params.Writer == w.ID() {
-					cr.rec.Record(history.Event{Kind: history.FaultEnd, Writer: w.ID(), Detail: st.FaultName()})
-					break
-				}
+	ids := sortedKeys(cr.paths)
+	for _, layer := range []faults.Layer{faults.L7, faults.L4} {
+		for _, id := range ids {
+			if err := cr.paths[id].Faults().CloseLayer(layer); err != nil {
+				cr.fail(err)
 			}
 		}
 	}
+	for _, w := range cr.cluster.Writers() {
+		cr.mu.Lock()
+		set := cr.held[w.ID()]
+		cr.mu.Unlock()
+		if set != nil {
+			if err := set.CloseLayer(faults.Protocol); err != nil {
+				cr.fail(err)
+			}
+		}
+		if w.Paused() {
+			w.Resume()
+		}
+	}
 }
+
+// record is where the fault sets of the cell record: its history.
+func (cr *cellRun) record(e history.Event) { cr.rec.Record(e) }

@@ -181,7 +181,7 @@ func PlannedActions(s *Scenario, st Step) int64 {
 		n = 2
 	}
 	window := int64(st.End(s.Duration) - st.At)
-	if st.Action != "flap" || window <= 0 {
+	if !st.Spec().Rhythm || window <= 0 {
 		return n
 	}
 	half := int64(st.Params.On/2) + int64(st.Params.Off/2)

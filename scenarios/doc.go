@@ -9,4 +9,9 @@
 // goroutines, listeners and memory. Anything else is rejected before a run starts, with an
 // error naming the file, line, column and field and saying what was expected (for a range,
 // the range). Decoding is strict: an unknown field is an error, never ignored.
+//
+// It owns the step vocabulary: [Actions] is the one table of step actions (name, layer,
+// parameters, checks, whether a window applies, whether the fault toggles on a planned
+// rhythm, the fault it injects), which the parser, validation, the runner and the reports
+// read. A step's network or request fault is a faults.Fault ([Step.Fault]).
 package scenarios

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"time"
+
+	"github.com/fencebench/fencebench/faults"
 )
 
 // Scenario is one validated scenario file.
@@ -85,7 +87,7 @@ type Step struct {
 	At      time.Duration // for TriggerAt
 	After   *EventTrigger // for TriggerAfter
 	For     time.Duration // 0: no window
-	Action  string        // one of Actions
+	Action  Action        // one of Actions
 	Params  Params
 	Pos     Pos
 }
@@ -111,7 +113,7 @@ type Params struct {
 	// flap
 	On, Off time.Duration
 	// http
-	Rule HTTPRule
+	Rule faults.Rule
 	// promote, restart
 	Term int64
 	Twin bool // promote at a term another writer already holds (equal-term twin)
@@ -125,48 +127,9 @@ type Params struct {
 	From string
 }
 
-// HTTPRule is an L7 fault rule.
-type HTTPRule struct {
-	Name   string
-	Method string
-	Key    string
-	Header string
-	Value  string
-	Nth    int
-	Count  int
-	Action string // drop-response | status | delay | duplicate | strip-conditions
-	Status int
-	Code   string
-	Delay  time.Duration
-}
-
-// Actions lists every step action, with a one-line description.
-var Actions = []struct{ Name, Layer, Description string }{
-	{"partition", "l4", "cut the writer's path to the store: mode refuse (connections refused) or blackhole (requests hang until the client's deadline)"},
-	{"heal", "l4", "remove every network fault from the writer's path"},
-	{"latency", "l4", "add a fixed delay to every response on the writer's path"},
-	{"bandwidth", "l4", "limit the writer's path to kbps kilobytes per second"},
-	{"reset", "l4", "reset the writer's connections"},
-	{"slow-close", "l4", "delay closing the writer's connections"},
-	{"flap", "l4", "toggle a refusing partition on and off"},
-	{"http", "l7", "add a request-level fault rule on the writer's path"},
-	{"promote", "protocol", "promote a standby (or restart) to primary at a term"},
-	{"relocate", "protocol", "relocate the primary to a target copy at the same term, optionally aborting"},
-	{"crash", "protocol", "stop the writer at once, mid-request if need be"},
-	{"restart", "protocol", "start a new incarnation of a crashed writer at a higher term"},
-	{"pause", "protocol", "freeze the writer with its state, like a long GC pause"},
-	{"resume", "protocol", "unfreeze a paused writer"},
-	{"refresh", "protocol", "upload new segment files and publish a reference set (gated)"},
-	{"gc", "protocol", "collect segment files no longer referenced (gated)"},
-	{"recover", "protocol", "a copy hydrates from the store while the primary works"},
-}
-
 // Events a step can wait for with `after`.
 var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "transferred",
 	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted"}
-
-// HTTPActions lists the L7 actions.
-var HTTPActions = []string{"drop-response", "status", "delay", "duplicate", "strip-conditions", "fail-delete-keys"}
 
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
@@ -181,7 +144,7 @@ func (s *Scenario) WriterIDs() []string {
 		ids = append(ids, w.ID)
 	}
 	for _, st := range s.Steps {
-		if st.Action == "restart" {
+		if st.Action == Restart {
 			ids = append(ids, st.Params.As)
 		}
 	}
@@ -191,7 +154,7 @@ func (s *Scenario) WriterIDs() []string {
 // FaultName is the stable name of the fault a step injects, used for attestation: the HTTP
 // rule's name, or "<action>@step<index>" for network and protocol faults.
 func (st Step) FaultName() string {
-	if st.Action == "http" {
+	if st.Spec().Layer == faults.L7 {
 		return st.Params.Rule.Name
 	}
 	return fmt.Sprintf("%s:%s@step%d", st.Action, st.Params.Writer, st.Index)

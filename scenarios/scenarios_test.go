@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 )
 
@@ -172,4 +173,28 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestVocabulary: every action of the table is documented in the README's list of actions,
+// and every fault action builds a fault named after its step, at the action's layer.
+func TestVocabulary(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(readme), "\nActions: ")
+	list, _, _ = strings.Cut(list, "\n\n")
+	for _, a := range Actions {
+		if !strings.Contains(list, "`"+string(a.Name)+"`") {
+			t.Errorf("the README's list of actions lacks %s", a.Name)
+		}
+		if a.Build == nil {
+			continue
+		}
+		st := Step{Index: 3, Action: a.Name, Params: Params{Writer: "a", Rule: faults.Rule{Name: "r"}}}
+		f := st.Fault()
+		if f == nil || f.Name() != st.FaultName() || f.Layer() != a.Layer {
+			t.Errorf("%s builds %v, want a fault named %s at %s", a.Name, f, st.FaultName(), a.Layer)
+		}
+	}
 }

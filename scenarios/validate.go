@@ -56,7 +56,7 @@ func (p *parser) validate(s *Scenario, opts Options) {
 	if len(s.Writers) > 0 && primaries == 0 {
 		hasPromote := false
 		for _, st := range s.Steps {
-			hasPromote = hasPromote || st.Action == "promote"
+			hasPromote = hasPromote || st.Action == Promote
 		}
 		if !hasPromote {
 			p.at(Pos{}, "writers", "no primary: declare a writer with role primary or promote one in a step")
@@ -85,71 +85,9 @@ func (p *parser) validate(s *Scenario, opts Options) {
 	}
 
 	// Writers created by restart steps exist from that step on.
-	ruleNames := map[string]bool{}
+	v := &validation{p: p, known: known, terms: terms, ruleNames: map[string]bool{}}
 	for i := range s.Steps {
-		st := &s.Steps[i]
-		field := fmt.Sprintf("steps[%d].%s", i, st.Action)
-		if st.Trigger == TriggerAt && st.At > s.Duration && s.Duration > 0 {
-			p.at(st.Pos, fmt.Sprintf("steps[%d].at", i), "step at %v is after the scenario's duration %v", st.At, s.Duration)
-		}
-		if st.After != nil && st.After.Writer != "" && !known[st.After.Writer] {
-			p.at(st.Pos, fmt.Sprintf("steps[%d].after.writer", i), "unknown writer %q%s; declared writers: %s",
-				st.After.Writer, suggest(st.After.Writer, sortedKeys(known)), strings.Join(sortedKeys(known), ", "))
-		}
-		layer := ""
-		for _, a := range Actions {
-			if a.Name == st.Action {
-				layer = a.Layer
-			}
-		}
-		if st.For > 0 && layer == "protocol" && st.Action != "pause" {
-			p.at(st.Pos, fmt.Sprintf("steps[%d].for", i), "a window (for) applies to faults and pause; %s is a one-off action", st.Action)
-		}
-		if st.Action == "" {
-			continue
-		}
-		pr := &st.Params
-		if pr.Writer != "" && !known[pr.Writer] {
-			p.at(st.Pos, field+".writer", "unknown writer %q%s; declared writers: %s", pr.Writer,
-				suggest(pr.Writer, sortedKeys(known)), strings.Join(sortedKeys(known), ", "))
-		}
-		switch st.Action {
-		case "promote":
-			if other, ok := terms[pr.Term]; ok && other != pr.Writer && !pr.Twin {
-				p.at(st.Pos, field+".term", "term clash: writer %q already holds term %d; set twin: true to promote an equal-term twin on purpose", other, pr.Term)
-			}
-			if _, ok := terms[pr.Term]; !ok {
-				terms[pr.Term] = pr.Writer
-			}
-		case "restart":
-			if known[pr.As] {
-				p.at(st.Pos, field+".as", "writer %q already exists; a restart creates a new incarnation with a new id", pr.As)
-			}
-			known[pr.As] = true
-			if other, ok := terms[pr.Term]; ok {
-				p.at(st.Pos, field+".term", "term clash: writer %q already holds term %d", other, pr.Term)
-			}
-			terms[pr.Term] = pr.As
-		case "relocate":
-			if pr.Target != "" && !known[pr.Target] {
-				p.at(st.Pos, field+".target", "unknown writer %q; declared writers: %s", pr.Target, strings.Join(sortedKeys(known), ", "))
-			}
-			if pr.Target == pr.Writer && pr.Target != "" {
-				p.at(st.Pos, field+".target", "a writer cannot relocate to itself")
-			}
-		case "recover":
-			if pr.From != "" && !known[pr.From] {
-				p.at(st.Pos, field+".from", "unknown writer %q", pr.From)
-			}
-		case "http":
-			if pr.Rule.Name == "" {
-				pr.Rule.Name = fmt.Sprintf("http@step%d", i)
-			}
-			if ruleNames[pr.Rule.Name] {
-				p.at(st.Pos, field+".name", "rule name %q used twice; rule names must be unique", pr.Rule.Name)
-			}
-			ruleNames[pr.Rule.Name] = true
-		}
+		p.step(v, s, i)
 	}
 	for i, w := range s.Expect.Fenced {
 		if !known[w] {
@@ -161,9 +99,28 @@ func (p *parser) validate(s *Scenario, opts Options) {
 	}
 }
 
-func suggest(s string, allowed []string) string {
-	if c := closest(s, allowed); c != "" {
-		return fmt.Sprintf(" (did you mean %q?)", c)
+// step checks one step against the scenario: its trigger, its window, its writers and what
+// its action's spec checks.
+func (p *parser) step(v *validation, s *Scenario, i int) {
+	st := &s.Steps[i]
+	v.field = fmt.Sprintf("steps[%d].%s", i, st.Action)
+	if st.Trigger == TriggerAt && st.At > s.Duration && s.Duration > 0 {
+		p.at(st.Pos, fmt.Sprintf("steps[%d].at", i), "step at %v is after the scenario's duration %v", st.At, s.Duration)
 	}
-	return ""
+	if st.After != nil && st.After.Writer != "" && !v.known[st.After.Writer] {
+		v.unknownWriter(st, fmt.Sprintf("steps[%d].after.writer", i), st.After.Writer)
+	}
+	spec, ok := Lookup(st.Action)
+	if !ok {
+		return
+	}
+	if st.For > 0 && !spec.Window {
+		p.at(st.Pos, fmt.Sprintf("steps[%d].for", i), "a window (for) applies to faults and pause; %s is a one-off action", st.Action)
+	}
+	if w := st.Params.Writer; w != "" && !v.known[w] {
+		v.unknownWriter(st, v.field+".writer", w)
+	}
+	if spec.check != nil {
+		spec.check(v, st)
+	}
 }

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/writers"
+)
+
+// handlers carry out the actions that are not a network or request fault: they act on the
+// writers. A pause is a protocol fault opened in the writer's set, a crash a one-off one.
+var handlers = map[scenarios.Action]func(ctx context.Context, cr *cellRun, st scenarios.Step){
+	scenarios.Heal: func(_ context.Context, cr *cellRun, st scenarios.Step) {
+		if p := cr.path(st.Params.Writer); p != nil {
+			if err := p.Faults().CloseLayer(faults.L4); err != nil {
+				cr.fail(err)
+			}
+		}
+	},
+	scenarios.Pause: func(_ context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.open(st, faults.FuncFault(st.FaultName(), faults.Protocol,
+				func() error { w.Pause(); return nil }, func() error { w.Resume(); return nil }))
+		}
+	},
+	scenarios.Crash: func(_ context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.open(st, faults.FuncFault(st.FaultName(), faults.Protocol, func() error { w.Crash(); return nil }, nil))
+		}
+	},
+	scenarios.Resume: func(_ context.Context, cr *cellRun, st scenarios.Step) {
+		w := cr.writer(st.Params.Writer)
+		if w == nil {
+			return
+		}
+		// The pause this ends is healed in the writer's set, which records its end.
+		if set := cr.faultsOf(st); set != nil {
+			if err := set.CloseLayer(faults.Protocol); err != nil {
+				cr.fail(err)
+			}
+		}
+		w.Resume()
+	},
+	scenarios.Promote: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.background(func() { cr.protocol(st, w.Promote(ctx, st.Params.Term)) })
+		}
+	},
+	scenarios.Restart: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.background(func() {
+				_, err := w.Restart(ctx, st.Params.As, st.Params.Term)
+				cr.protocol(st, err)
+			})
+		}
+	},
+	scenarios.Relocate: relocate,
+	scenarios.Refresh: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.background(func() { _, err := w.Refresh(ctx); cr.protocol(st, err) })
+		}
+	},
+	scenarios.GC: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.background(func() { _, err := w.GC(ctx); cr.protocol(st, err) })
+		}
+	},
+	scenarios.Recover: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
+		if w := cr.writer(st.Params.Writer); w != nil {
+			cr.background(func() { _, err := w.Recover(ctx); cr.protocol(st, err) })
+		}
+	},
+}
+
+func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
+	pr := st.Params
+	src, dst := cr.writer(pr.Writer), cr.writer(pr.Target)
+	if src == nil || dst == nil {
+		return
+	}
+	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt)}
+	if pr.LoseHandoff && pr.AbortAt == "" {
+		opts.LoseAnswer = true
+	}
+	cr.background(func() {
+		_, err := src.Relocate(ctx, dst, opts)
+		cr.protocol(st, err)
+	})
+}

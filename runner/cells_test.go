@@ -1,0 +1,44 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// TestCatalogueCell runs one shipped scenario per subtest, with the correct protocol and
+// every variant it declares it kills, so a few cells can be selected with -run
+// 'TestCatalogueCell/<name>'. The correct protocol must pass; a variant must be killed, with
+// one more try on a fresh seed as in TestCatalogue.
+func TestCatalogueCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cells run against a real store; skipped with -short")
+	}
+	for _, s := range catalogue(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			srv := testenv.MinIO(t)
+			opts := Options{Out: t.TempDir(), Matrix: true, Env: LocalEnv{srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true}
+			sum, err := Run(context.Background(), []*scenarios.Scenario{s}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range sum.Cells {
+				if c.Kill && c.Verdict == checker.Fail {
+					again := opts
+					again.Matrix, again.Variant, again.Seed, again.Out = false, c.Variant, 2, t.TempDir()
+					if sum2, err := Run(context.Background(), []*scenarios.Scenario{s}, again); err == nil {
+						c = sum2.Cells[0]
+					}
+				}
+				t.Logf("%s: %s", c.ID, c.Verdict)
+				if c.Verdict != checker.Pass {
+					t.Errorf("%s: %s: %s %s", c.ID, c.Verdict, c.Error, strings.Join(c.Result.Reasons, "; "))
+				}
+			}
+		})
+	}
+}
