@@ -483,7 +483,8 @@ func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	srv := testenv.MinIO(t)
 	var mu sync.Mutex
 	var events []string
-	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Record: func(e history.Event) {
+	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
+		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Record: func(e history.Event) {
 		mu.Lock()
 		events = append(events, fmt.Sprintf("%s %s %s", e.Kind, e.Writer, e.Detail))
 		mu.Unlock()
@@ -498,6 +499,7 @@ func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	}
 	cfg := srv.Config()
 	cfg.DialContext, cfg.Timeout = p.DialContext, time.Second
+	cfg.AccessKey, cfg.SecretKey = p.Credentials()
 	s, err := store.New(store.ClientMinio, cfg)
 	if err != nil {
 		t.Fatal(err)
