@@ -485,10 +485,10 @@ func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	var events []string
 	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Record: func(e history.Event) {
-		mu.Lock()
-		events = append(events, fmt.Sprintf("%s %s %s", e.Kind, e.Writer, e.Detail))
-		mu.Unlock()
-	}})
+			mu.Lock()
+			events = append(events, fmt.Sprintf("%s %s %s", e.Kind, e.Writer, e.Detail))
+			mu.Unlock()
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
