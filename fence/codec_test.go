@@ -139,8 +139,8 @@ func TestVariantRegistry(t *testing.T) {
 		if v.Description == "" {
 			t.Errorf("%s has no description", v.Name)
 		}
-		if v.Layer != LayerFence && v.Layer != LayerWriters && v.Layer != LayerRunner {
-			t.Errorf("%s: layer %q", v.Name, v.Layer)
+		if v.Reader != ReadByProtocol && v.Reader != ReadByCaller && v.Reader != ReadByClient {
+			t.Errorf("%s: reader %q", v.Name, v.Reader)
 		}
 		if got, err := LookupVariant(string(v.Name)); err != nil || got != v.Name {
 			t.Errorf("LookupVariant(%s): %s %v", v.Name, got, err)

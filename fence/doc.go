@@ -32,7 +32,9 @@
 // These guarantees assume the store enforces conditional writes, is strongly consistent for
 // reads and listings, and that the client does not retry conditional PUTs on its own.
 //
-// Variant selects deliberately broken versions of the protocol for the bench; Variants lists
-// them. Each is one switch at the place the behaviour lives, in this package or, for the
-// variants whose Layer is not "fence", in the package that builds the pipeline or the store.
+// Variant selects deliberately broken versions of the protocol, for testing whatever judges a
+// protocol's runs; Variants lists them. Each is one switch at the place the behaviour lives:
+// in this package, or, for the variants whose Reader is not ReadByProtocol, in the caller that
+// orders its I/O around the fence or builds its store client. The package knows nothing of
+// the code that uses it.
 package fence

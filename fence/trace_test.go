@@ -73,11 +73,11 @@ func TestEveryFenceVariantMisbehaves(t *testing.T) {
 	shownBy[SDKRetries] = append(shownBy[SDKRetries], "TestSDKRetriesTurnALostResponseIntoAFence")
 	shownBy[AcceptUnenforcedStore] = append(shownBy[AcceptUnenforcedStore], "TestProbe")
 	for _, info := range Variants() {
-		if info.Name == Correct || info.Layer == LayerWriters {
+		if info.Name == Correct || info.Reader == ReadByCaller {
 			continue
 		}
 		if len(shownBy[info.Name]) == 0 {
-			t.Errorf("%s-layer variant %s is not shown misbehaving by any test", info.Layer, info.Name)
+			t.Errorf("variant read by the %s, %s is not shown misbehaving by any test", info.Reader, info.Name)
 		} else {
 			t.Logf("%-26s shown by %v", info.Name, shownBy[info.Name])
 		}

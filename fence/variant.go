@@ -6,8 +6,8 @@ import (
 )
 
 // Variant names a protocol variant: Correct, or one deliberately broken mutation the bench
-// must catch. Each variant is a single switch read where the behaviour lives; its Layer says
-// which package reads it.
+// must catch. Each variant is a single switch read where the behaviour lives; its Reader says
+// who reads it: this package, or the code that drives the protocol.
 type Variant string
 
 // The variants. Correct is the protocol as specified; every other value breaks exactly one
@@ -43,49 +43,52 @@ const (
 	FencedNotSticky           Variant = "fenced-not-sticky"
 )
 
-// Layers: which package reads a variant's switch.
+// Reader says who reads a variant's switch.
+type Reader string
+
+// The readers of a variant's switch.
 const (
-	LayerFence   = "fence"   // read inside this package
-	LayerWriters = "writers" // read by the writers' sync pipeline (ordering of I/O around the fence)
-	LayerRunner  = "runner"  // read where the store is built and accepted
+	ReadByProtocol Reader = "protocol" // read inside this package
+	ReadByCaller   Reader = "caller"   // read by the caller that orders its I/O around the fence
+	ReadByClient   Reader = "client"   // read where the caller builds and accepts its store client
 )
 
 // VariantInfo describes one registered variant.
 type VariantInfo struct {
 	Name        Variant
 	Description string
-	Layer       string // LayerFence, LayerWriters or LayerRunner
+	Reader      Reader
 }
 
 var registry = []VariantInfo{
-	{Correct, "the protocol as specified", LayerFence},
-	{NoReadoptionGuard, "M1: a guarded instance re-adopts an equal-term key whatever allocation it records (17-state trace)", LayerFence},
-	{CASConcurrentWithMetadata, "M2: the ack CAS is issued concurrently with the metadata PUT instead of after it (13-state trace)", LayerWriters},
-	{RestoreBeforeClaim, "M3: the restore point is read before the claim/seal", LayerWriters},
-	{NoSweep, "M4: the claim neither deletes nor checks for lower-term keys, so the old owner keeps a valid token", LayerFence},
-	{NoSurvivorCheck, "M5: trust DeleteObjects; the post-sweep re-list ignores a surviving lower term", LayerFence},
-	{NoReverify, "M6: no post-sweep re-list: neither surviving lower terms nor a newer grant are noticed", LayerFence},
-	{NoTermFloor, "M7: no pre-claim refusal of a higher term and no re-list: a stale grant writes its own key", LayerFence},
-	{ConflictIsFenced, "M8: 409 ConditionalRequestConflict is treated as a lost CAS (spurious fence)", LayerFence},
-	{ConflictIsSuccess, "409 ConditionalRequestConflict is treated as success: the key's current version is adopted blindly", LayerFence},
-	{AmbiguousIsSuccess, "M9: a write with an unknown outcome is treated as applied, without reading back", LayerFence},
-	{AmbiguousIsFenced, "M10: a write with an unknown outcome is treated as a lost CAS (spurious fence)", LayerFence},
-	{AdoptWithoutIdentity, "M11: lost-response resolution adopts whatever version is at the key, without the identity+seq check", LayerFence},
-	{SDKRetries, "M12: the store client retries conditional PUTs (MaxAttempts 3), so a lost response comes back as 412 and fences", LayerRunner},
-	{ReuseHalfClaimed, "M13: a claim that failed retryably keeps its token, so the retry skips the sweep verification", LayerFence},
-	{WithdrawArbitrated, "M16: a claim that loses its key mid-claim deletes it even though it did not create it, removing a peer's key", LayerFence},
-	{TargetClaimsBlindly, "M17: a guarded instance (relocation target) takes an existing key regardless of the recorded allocation", LayerFence},
-	{RevertWithFreshToken, "M18: revert reads the key's current ETag and presents it instead of the retained transfer ETag", LayerFence},
-	{RecreateOn404, "M19: equal-term arbitration re-creates a key that vanished instead of standing down", LayerFence},
-	{NoSegmentGates, "M20: both segment gates always allow (publish and collection ignore supersession)", LayerFence},
-	{CollectionFailsOpen, "M21: the collection gate allows deletion when the fence cannot be read", LayerFence},
-	{PublishFailsClosed, "M22: the publish gate refuses when the fence cannot be read (healthy shard silenced)", LayerFence},
-	{HydrateBeforeSeal, "M23: segments are hydrated before the claim/seal", LayerWriters},
-	{AcceptUnenforcedStore, "M24: a store that does not enforce preconditions is accepted instead of refused", LayerRunner},
-	{NoSeq, "M25: seq is always 0 in the content, so bodies and content-hash ETags repeat (ABA)", LayerFence},
-	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", LayerFence},
-	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", LayerFence},
-	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", LayerFence},
+	{Correct, "the protocol as specified", ReadByProtocol},
+	{NoReadoptionGuard, "M1: a guarded instance re-adopts an equal-term key whatever allocation it records (17-state trace)", ReadByProtocol},
+	{CASConcurrentWithMetadata, "M2: the ack CAS is issued concurrently with the metadata PUT instead of after it (13-state trace)", ReadByCaller},
+	{RestoreBeforeClaim, "M3: the restore point is read before the claim/seal", ReadByCaller},
+	{NoSweep, "M4: the claim neither deletes nor checks for lower-term keys, so the old owner keeps a valid token", ReadByProtocol},
+	{NoSurvivorCheck, "M5: trust DeleteObjects; the post-sweep re-list ignores a surviving lower term", ReadByProtocol},
+	{NoReverify, "M6: no post-sweep re-list: neither surviving lower terms nor a newer grant are noticed", ReadByProtocol},
+	{NoTermFloor, "M7: no pre-claim refusal of a higher term and no re-list: a stale grant writes its own key", ReadByProtocol},
+	{ConflictIsFenced, "M8: 409 ConditionalRequestConflict is treated as a lost CAS (spurious fence)", ReadByProtocol},
+	{ConflictIsSuccess, "409 ConditionalRequestConflict is treated as success: the key's current version is adopted blindly", ReadByProtocol},
+	{AmbiguousIsSuccess, "M9: a write with an unknown outcome is treated as applied, without reading back", ReadByProtocol},
+	{AmbiguousIsFenced, "M10: a write with an unknown outcome is treated as a lost CAS (spurious fence)", ReadByProtocol},
+	{AdoptWithoutIdentity, "M11: lost-response resolution adopts whatever version is at the key, without the identity+seq check", ReadByProtocol},
+	{SDKRetries, "M12: the store client retries conditional PUTs (MaxAttempts 3), so a lost response comes back as 412 and fences", ReadByClient},
+	{ReuseHalfClaimed, "M13: a claim that failed retryably keeps its token, so the retry skips the sweep verification", ReadByProtocol},
+	{WithdrawArbitrated, "M16: a claim that loses its key mid-claim deletes it even though it did not create it, removing a peer's key", ReadByProtocol},
+	{TargetClaimsBlindly, "M17: a guarded instance (relocation target) takes an existing key regardless of the recorded allocation", ReadByProtocol},
+	{RevertWithFreshToken, "M18: revert reads the key's current ETag and presents it instead of the retained transfer ETag", ReadByProtocol},
+	{RecreateOn404, "M19: equal-term arbitration re-creates a key that vanished instead of standing down", ReadByProtocol},
+	{NoSegmentGates, "M20: both segment gates always allow (publish and collection ignore supersession)", ReadByProtocol},
+	{CollectionFailsOpen, "M21: the collection gate allows deletion when the fence cannot be read", ReadByProtocol},
+	{PublishFailsClosed, "M22: the publish gate refuses when the fence cannot be read (healthy shard silenced)", ReadByProtocol},
+	{HydrateBeforeSeal, "M23: segments are hydrated before the claim/seal", ReadByCaller},
+	{AcceptUnenforcedStore, "M24: a store that does not enforce preconditions is accepted instead of refused", ReadByClient},
+	{NoSeq, "M25: seq is always 0 in the content, so bodies and content-hash ETags repeat (ABA)", ReadByProtocol},
+	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", ReadByProtocol},
+	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", ReadByProtocol},
+	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", ReadByProtocol},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.
