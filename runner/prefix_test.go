@@ -73,19 +73,6 @@ func passed(t *testing.T, o outcome, what string) {
 	}
 }
 
-func listKeys(t *testing.T, st store.Store, prefix string) []string {
-	t.Helper()
-	es, err := st.List(context.Background(), prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, strings.TrimPrefix(e.Key, prefix))
-	}
-	return out
-}
-
 // TestNestedRunsConcurrently: while a run owns nest/, a run on nest/b/ is refused before it
 // writes anything, and the first run passes without a false alarm and cleans up only its
 // own objects; the same holds with the child started first. Runs on sibling prefixes both
@@ -114,7 +101,7 @@ func TestNestedRunsConcurrently(t *testing.T) {
 				t.Fatalf("the first run's marker is gone while it runs: %v (first run: %v %+v)", err, o.err, o.sum)
 			}
 			// The refused run left nothing: what is under its prefix is the first run's.
-			for _, k := range listKeys(t, st, tc.second) {
+			for _, k := range testenv.Keys(t, st, tc.second) {
 				if !strings.HasPrefix(tc.second+k, tc.first) {
 					o := <-first
 					t.Fatalf("the refused run left %s (first run: %v %+v)", k, o.err, o.sum)
@@ -123,14 +110,14 @@ func TestNestedRunsConcurrently(t *testing.T) {
 			passed(t, <-first, "the first run")
 		})
 	}
-	if got := listKeys(t, st, base); !slices.Equal(got, []string{"neighbour"}) {
+	if got := testenv.Keys(t, st, base); !slices.Equal(got, []string{"neighbour"}) {
 		t.Fatalf("after the runs the test prefix holds %v, want only the neighbour", got)
 	}
 
 	a, b := startRun(t, sc, base+"sib/a/"), startRun(t, sc, base+"sib/b/")
 	passed(t, <-a, "sibling a")
 	passed(t, <-b, "sibling b")
-	if got := listKeys(t, st, base); !slices.Equal(got, []string{"neighbour"}) {
+	if got := testenv.Keys(t, st, base); !slices.Equal(got, []string{"neighbour"}) {
 		t.Fatalf("after the sibling runs the test prefix holds %v", got)
 	}
 }
@@ -157,7 +144,7 @@ func TestBadRunIDsAndPrefixes(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused run created %s (%v)", out, err)
 	}
-	if got := listKeys(t, testenv.Store(t, store.ClientMinio, nil), ok); len(got) != 0 {
+	if got := testenv.Keys(t, testenv.Store(t, store.ClientMinio, nil), ok); len(got) != 0 {
 		t.Fatalf("refused runs wrote %v", got)
 	}
 }

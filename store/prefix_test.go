@@ -46,19 +46,6 @@ func refused(t *testing.T, err error, marker string) {
 	}
 }
 
-func keys(t *testing.T, s store.Store, prefix string) []string {
-	t.Helper()
-	es, err := s.List(context.Background(), prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, strings.TrimPrefix(e.Key, prefix))
-	}
-	return out
-}
-
 func TestClaimSamePrefixTwice(t *testing.T) {
 	s := testenv.Store(t, store.ClientMinio, nil)
 	p := testenv.Prefix(t)
@@ -68,7 +55,7 @@ func TestClaimSamePrefixTwice(t *testing.T) {
 	if !strings.Contains(err.Error(), `run "first"`) {
 		t.Fatalf("the refusal should name the run holding the prefix: %v", err)
 	}
-	if got := keys(t, s, p); !slices.Equal(got, []string{store.MarkerName}) {
+	if got := testenv.Keys(t, s, p); !slices.Equal(got, []string{store.MarkerName}) {
 		t.Fatalf("the prefix holds %v, want only the first run's marker", got)
 	}
 	o, err := s.Get(context.Background(), first.Marker)
@@ -85,14 +72,14 @@ func TestClaimNested(t *testing.T) {
 	parent := claim(t, s, base+"nest/", "parent")
 	_, err := store.ClaimPrefix(context.Background(), s, base+"nest/b/c/", store.NewOwner("child"))
 	refused(t, err, parent.Marker)
-	if got := keys(t, s, base+"nest/b/"); len(got) != 0 {
+	if got := testenv.Keys(t, s, base+"nest/b/"); len(got) != 0 {
 		t.Fatalf("the refused child left %v", got)
 	}
 
 	child := claim(t, s, base+"par/c/", "child")
 	_, err = store.ClaimPrefix(context.Background(), s, base+"par/", store.NewOwner("parent"))
 	refused(t, err, child.Marker)
-	if got := keys(t, s, base+"par/"); !slices.Equal(got, []string{"c/" + store.MarkerName}) {
+	if got := testenv.Keys(t, s, base+"par/"); !slices.Equal(got, []string{"c/" + store.MarkerName}) {
 		t.Fatalf("the refused parent left %v", got)
 	}
 
@@ -101,7 +88,7 @@ func TestClaimNested(t *testing.T) {
 	}
 	_, err = store.ClaimPrefix(context.Background(), s, base+"busy/", store.NewOwner("late"))
 	refused(t, err, "busy/theirs")
-	if got := keys(t, s, base+"busy/"); !slices.Equal(got, []string{"theirs"}) {
+	if got := testenv.Keys(t, s, base+"busy/"); !slices.Equal(got, []string{"theirs"}) {
 		t.Fatalf("the refused claim left %v", got)
 	}
 }
@@ -168,7 +155,7 @@ func TestReleaseLeavesOthersClaims(t *testing.T) {
 	if err != nil || n != 4 {
 		t.Fatalf("release: deleted %d, %v; want 4 (three objects and the marker)", n, err)
 	}
-	if got := keys(t, m, ""); !slices.Equal(got, []string{"p/other/" + store.MarkerName, "p/other/data", "q/outside"}) {
+	if got := testenv.Keys(t, m, ""); !slices.Equal(got, []string{"p/other/" + store.MarkerName, "p/other/data", "q/outside"}) {
 		t.Fatalf("after release the store holds %v", got)
 	}
 	if len(ops) == 0 || ops[len(ops)-1] != "delete "+c.Marker {
@@ -195,7 +182,7 @@ func TestClaimRefusalKeepsOthersMarker(t *testing.T) {
 		t.Fatalf("a failing listing: got %v, want an error that is not a refusal", err)
 	}
 	m.Hook = nil
-	if got := keys(t, m, ""); !slices.Equal(got, []string{"a/b/" + store.MarkerName}) {
+	if got := testenv.Keys(t, m, ""); !slices.Equal(got, []string{"a/b/" + store.MarkerName}) {
 		t.Fatalf("the store holds %v, want only the child's marker", got)
 	}
 }
