@@ -169,6 +169,17 @@ type prober interface {
 	Probe(ctx context.Context) error
 }
 
+// aliveAfter asks env once more after pause: one failed look at a container's state is not
+// yet a dead store.
+func aliveAfter(ctx context.Context, env Env, pause time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-time.After(pause):
+	}
+	return env.Alive()
+}
+
 // watchEvery is how often the store is checked while a cell runs.
 const watchEvery = time.Second
 
@@ -180,12 +191,12 @@ func (r *runner) checkStore(ctx context.Context) error {
 		}
 		return nil
 	}
-	if !r.env.Alive() {
+	if !r.env.Alive() && !aliveAfter(ctx, r.env, probePause) {
 		where := ""
 		if lp := r.env.LogPath(); lp != "" {
 			where = "; see store.log"
 		}
-		return errors.New("the store became unreachable: its process exited" + where)
+		return errors.New("the store became unreachable: it is no longer running" + where)
 	}
 	return nil
 }
