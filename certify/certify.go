@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
@@ -72,9 +71,10 @@ type Options struct {
 	// Probes, when set, restricts the run to these probe IDs (e.g. "A1", "B9").
 	Probes []string
 	// Prefix is the key prefix the run confines itself to; it must end in "/" and hold no
-	// object when the run starts.
+	// object when the run starts. The run claims it (see [store.ClaimPrefix]).
 	Prefix string
-	// Cleanup deletes every object under Prefix when the run ends.
+	// Cleanup deletes every object under Prefix when the run ends, except under a sub-prefix
+	// another run claims, and the claim's marker last.
 	Cleanup bool
 	// Wrap, when set, wraps every store client the probes use (not the one that claims and
 	// cleans the prefix, nor the plain aws-sdk-go-v2 client E19 and E20 send conditional
@@ -216,7 +216,8 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("certify: store client: %w", err)
 	}
-	if err := store.ClaimFreshPrefix(ctx, admin, opts.Prefix); err != nil {
+	claim, err := store.ClaimPrefix(ctx, admin, opts.Prefix, store.NewOwner("certify"))
+	if err != nil {
 		return nil, fmt.Errorf("certify: refusing to run: %w", err)
 	}
 	rep := &Report{Store: opts.Store, Prefix: opts.Prefix, Keys: opts.Keys, Racers: opts.Racers,
@@ -247,7 +248,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	}
 	if opts.Cleanup {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		n, err := store.DeletePrefix(cctx, admin, opts.Prefix)
+		n, err := claim.Release(cctx)
 		cancel()
 		if err != nil {
 			rep.Cleanup = fmt.Sprintf("failed after deleting %d objects: %v", n, err)
@@ -294,8 +295,8 @@ func (o *Options) normalize() error {
 	if o.Writers < 2 {
 		return fmt.Errorf("certify: the CAS chain needs at least 2 writers, got %d", o.Writers)
 	}
-	if !strings.HasSuffix(o.Prefix, "/") || strings.HasPrefix(o.Prefix, "/") {
-		return fmt.Errorf("certify: prefix %q must end in / and not start with one", o.Prefix)
+	if err := store.ValidatePrefix(o.Prefix); err != nil {
+		return fmt.Errorf("certify: %w", err)
 	}
 	return nil
 }

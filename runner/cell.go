@@ -76,6 +76,9 @@ type runner struct {
 	dir  string
 	log  *slog.Logger
 	ca   *faults.CA // signs the fault paths' certificates when the store speaks HTTPS
+	// storeDown says why the store is unreachable, "" while it answers; once set, no
+	// further cell starts.
+	storeDown string
 }
 
 // storeTimeout bounds every store call of a writer: a blackholed request fails at this
@@ -107,15 +110,18 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *CellResult) {
 			res.Verdict, res.Error = checker.Error, err.Error()
 		}
 	}()
-	if err := cr.run(ctx); err != nil {
+	cctx, stopWatch := r.watchStore(ctx)
+	err := cr.run(cctx)
+	// An unreachable store wins over whatever the cell concluded: what it saw proves nothing.
+	if down := stopWatch(); down != nil {
+		r.storeDown = down.Error()
+		err = down
+	}
+	if err != nil {
 		res.Verdict = checker.Error
 		res.Error = err.Error()
 		res.Result.Verdict = checker.Error
 		res.Result.Error = err.Error()
-	}
-	if !r.env.Alive() {
-		res.Verdict = checker.Error
-		res.Error = "the store died during the cell; see store.log"
 	}
 	return res
 }

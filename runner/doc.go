@@ -16,6 +16,14 @@
 //   - every fault a step opens lives in a faults.Set (the writer's path for network and
 //     request faults, the writer's own set for a pause): when its window or flap phase ends it
 //     heals alone, the writer's other faults stay, and its start and end are recorded there;
+//   - the run works inside a prefix it claims (store.ClaimPrefix): a prefix that holds
+//     objects, or whose parent or sub-prefix another run claims, is refused before the run
+//     writes anything; a run id or prefix that is not a safe name is refused as ErrBadInput;
+//   - a store that stops answering, found before a cell or while it runs (checked every
+//     second; an external store is probed with a read), ends that cell with verdict error
+//     and stops the run: an unreachable store always wins over a safety verdict;
+//   - LoadRun and SaveRun never touch anything outside the run folder they are given: a
+//     stored cell id that is not one safe folder name directly inside it is refused;
 //   - nothing outlives the run: writers, traffic, fault paths and the store are stopped on
 //     every path out, Ctrl-C included;
 //   - a cell stays within the ranges of scenarios.Bounds even for a scenario that skipped

@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/store"
@@ -53,6 +55,7 @@ type ExternalEnv struct {
 	cfg      store.Config
 	upstream string
 	server   string
+	probe    store.Store // a direct client with a short timeout, for Probe
 }
 
 // NewExternalEnv checks cfg and wraps it. The endpoint must be an http or https URL with a
@@ -86,7 +89,13 @@ func NewExternalEnv(cfg store.Config, server string) (*ExternalEnv, error) {
 	if server == "" {
 		server = "S3"
 	}
-	return &ExternalEnv{cfg: cfg, upstream: net.JoinHostPort(u.Hostname(), port), server: server}, nil
+	pcfg := cfg
+	pcfg.Timeout, pcfg.MaxAttempts = probeTimeout, 1
+	probe, err := store.New(store.ClientMinio, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("runner: store client: %w", err)
+	}
+	return &ExternalEnv{cfg: cfg, upstream: net.JoinHostPort(u.Hostname(), port), server: server, probe: probe}, nil
 }
 
 // Config implements Env.
@@ -103,9 +112,44 @@ func (e *ExternalEnv) Info() StoreInfo {
 // LogPath implements Env: an external store's log is not the bench's to read.
 func (e *ExternalEnv) LogPath() string { return "" }
 
-// Alive implements Env: the bench cannot watch an external store; its failures show as
-// harness errors of the calls that met them.
-func (e *ExternalEnv) Alive() bool { return true }
+// How an external store is probed: a read of a key nobody writes, probeTries times, each
+// bounded by probeTimeout, probePause apart.
+const (
+	probeKey     = ".fencebench-alive"
+	probeTries   = 3
+	probeTimeout = 2 * time.Second
+	probePause   = 300 * time.Millisecond
+)
+
+// Alive implements Env: Probe, bounded.
+func (e *ExternalEnv) Alive() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTries*(probeTimeout+probePause))
+	defer cancel()
+	return e.Probe(ctx) == nil
+}
+
+// Probe reads a key that does not exist, directly (no fault path). Any answer of the store
+// (not found, access denied) shows it reachable; only a transport error, a timeout or a 5xx
+// on every one of a few tries makes it unreachable, and the error says what the last try met.
+func (e *ExternalEnv) Probe(ctx context.Context) error {
+	var err error
+	for try := 1; try <= probeTries; try++ {
+		tctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		_, err = e.probe.Get(tctx, probeKey)
+		cancel()
+		if err == nil || !errors.Is(err, store.ErrAmbiguous) {
+			return nil
+		}
+		if try < probeTries {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: %w (%v)", e.cfg.Endpoint, ctx.Err(), err)
+			case <-time.After(probePause):
+			}
+		}
+	}
+	return fmt.Errorf("no answer from %s in %d tries: %w", e.cfg.Endpoint, probeTries, err)
+}
 
 // String describes the store without credentials.
 func (e *ExternalEnv) String() string { return "external store " + e.cfg.String() }
@@ -118,4 +162,79 @@ func upstreamTLS(cfg store.Config) *tls.Config {
 		return nil
 	}
 	return &tls.Config{RootCAs: cfg.RootCAs, ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+}
+
+// prober is an Env that can say why its store is unreachable.
+type prober interface {
+	Probe(ctx context.Context) error
+}
+
+// aliveAfter asks env once more after pause: one failed look at a container's state is not
+// yet a dead store.
+func aliveAfter(ctx context.Context, env Env, pause time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-time.After(pause):
+	}
+	return env.Alive()
+}
+
+// watchEvery is how often the store is checked while a cell runs.
+const watchEvery = time.Second
+
+// checkStore reports, as a harness error, a store that is unreachable now.
+func (r *runner) checkStore(ctx context.Context) error {
+	if p, ok := r.env.(prober); ok {
+		if err := p.Probe(ctx); err != nil {
+			return fmt.Errorf("the store became unreachable: %w", err)
+		}
+		return nil
+	}
+	if !r.env.Alive() && !aliveAfter(ctx, r.env, probePause) {
+		where := ""
+		if lp := r.env.LogPath(); lp != "" {
+			where = "; see store.log"
+		}
+		return errors.New("the store became unreachable: it is no longer running" + where)
+	}
+	return nil
+}
+
+// watchStore checks the store every watchEvery while a cell runs. It returns the cell's
+// context, cancelled as soon as the store is found unreachable, and stop, which ends the
+// watch, checks the store once more and returns why it is unreachable (nil when it answers).
+func (r *runner) watchStore(ctx context.Context) (context.Context, func() error) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	wctx, endWatch := context.WithCancel(context.WithoutCancel(ctx))
+	var down error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(watchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := r.checkStore(wctx); err != nil && wctx.Err() == nil {
+				down = err
+				cancel(err)
+				return
+			}
+		}
+	}()
+	return cctx, func() error {
+		endWatch()
+		<-done
+		cancel(nil)
+		if down != nil {
+			return down
+		}
+		fctx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), probeTries*(probeTimeout+probePause))
+		defer cancelFinal()
+		return r.checkStore(fctx)
+	}
 }

@@ -2,9 +2,12 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,53 +66,135 @@ func readFrom(path string, off int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 16<<20))
 }
 
+// writeJSON writes v to path through a temporary file renamed over it: a symbolic link at
+// path is replaced, never followed.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(f.Name(), 0o644)); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }
 
 // LoadRun reads a run folder written by Run back into a Summary, with every cell's events and
-// ledger, so it can be judged and reported again.
+// ledger, so it can be judged and reported again. Every cell id must be one safe path
+// component naming a real folder (not a symbolic link) directly inside dir, or no folder at
+// all; anything else is refused with ErrBadInput before anything is read from the cells.
 func LoadRun(dir string) (*Summary, error) {
 	var sum Summary
 	if err := readJSON(filepath.Join(dir, "run.json"), &sum); err != nil {
 		return nil, fmt.Errorf("%s is not a fencebench run folder: %w", dir, err)
 	}
 	sum.Dir = dir
+	present := make([]bool, len(sum.Cells))
 	for i, c := range sum.Cells {
-		cdir := filepath.Join(dir, c.ID)
-		var res CellResult
-		if err := readJSON(filepath.Join(cdir, "result.json"), &res); err != nil {
+		if c == nil {
+			return nil, fmt.Errorf("%w: %s: run.json: cell %d is empty", ErrBadInput, dir, i)
+		}
+		ok, err := cellFolder(dir, c.ID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: run.json: cell %d: %v", ErrBadInput, dir, i, err)
+		}
+		present[i] = ok
+		// Where a cell lives follows from its id alone; a stored path is never trusted.
+		c.Dir = ""
+	}
+	for i, c := range sum.Cells {
+		if !present[i] {
 			// A cell that never ran (interrupted) has no folder; keep what run.json says.
 			continue
 		}
-		res.Dir = cdir
-		if f, err := os.Open(filepath.Join(cdir, "history.jsonl")); err == nil {
-			res.Events, err = history.Decode(f)
-			f.Close()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.ID, err)
-			}
+		res, err := loadCell(filepath.Join(dir, c.ID))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.ID, err)
 		}
-		if f, err := os.Open(filepath.Join(cdir, "ledger.jsonl")); err == nil {
-			res.Ledger, err = history.DecodeLedger(f)
-			f.Close()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.ID, err)
-			}
+		if res == nil {
+			continue
 		}
-		sum.Cells[i] = &res
+		if res.ID != c.ID {
+			return nil, fmt.Errorf("%w: %s: result.json names cell %q", ErrBadInput, c.ID, res.ID)
+		}
+		sum.Cells[i] = res
 	}
 	return &sum, nil
 }
 
-// SaveRun rewrites run.json and every cell's result.json after a new judgement.
+// cellFolder checks that id names at most one entry directly inside dir and that the entry,
+// when there is one, is a real folder. It reports whether the folder exists.
+func cellFolder(dir, id string) (bool, error) {
+	if err := safeComponent(id); err != nil {
+		return false, fmt.Errorf("cell id %q: %v", id, err)
+	}
+	st, err := os.Lstat(filepath.Join(dir, id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return false, fmt.Errorf("cell folder %s is a symbolic link", id)
+	case !st.IsDir():
+		return false, fmt.Errorf("cell folder %s is not a folder", id)
+	}
+	return true, nil
+}
+
+// loadCell reads a cell folder's result.json, history and ledger; nil when it has no
+// result.json.
+func loadCell(cdir string) (*CellResult, error) {
+	var res CellResult
+	if err := readJSON(filepath.Join(cdir, "result.json"), &res); err != nil {
+		return nil, nil
+	}
+	res.Dir = cdir
+	if f, err := os.Open(filepath.Join(cdir, "history.jsonl")); err == nil {
+		res.Events, err = history.Decode(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if f, err := os.Open(filepath.Join(cdir, "ledger.jsonl")); err == nil {
+		res.Ledger, err = history.DecodeLedger(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &res, nil
+}
+
+// SaveRun rewrites run.json and every cell's result.json after a new judgement. Every cell's
+// folder is checked first: it must be sum.Dir/<cell id> with a safe id and not a symbolic
+// link; otherwise nothing is written and the error wraps ErrBadInput.
 func SaveRun(sum *Summary) error {
+	for i, c := range sum.Cells {
+		if c == nil || c.Dir == "" {
+			continue
+		}
+		if filepath.Clean(c.Dir) != filepath.Join(sum.Dir, c.ID) {
+			return fmt.Errorf("%w: cell %d: folder %q is not %s", ErrBadInput, i, c.Dir, filepath.Join(sum.Dir, c.ID))
+		}
+		if ok, err := cellFolder(sum.Dir, c.ID); err != nil || !ok {
+			return fmt.Errorf("%w: cell %d: %v", ErrBadInput, i, cmp.Or(err, fs.ErrNotExist))
+		}
+	}
 	for _, c := range sum.Cells {
-		if c.Dir == "" {
+		if c == nil || c.Dir == "" {
 			continue
 		}
 		if err := writeJSON(filepath.Join(c.Dir, "result.json"), c); err != nil {

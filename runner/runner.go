@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
@@ -31,7 +31,8 @@ type Env interface {
 	Info() StoreInfo
 	// LogPath is the store's log file, "" when there is none.
 	LogPath() string
-	// Alive reports whether the store is still up; a store that died is a harness error.
+	// Alive reports whether the store is still up and answering; a store that died or became
+	// unreachable is a harness error.
 	Alive() bool
 }
 
@@ -47,7 +48,8 @@ type StoreInfo struct {
 type Options struct {
 	// Out is the results folder; the run writes Out/<RunID>/. "" means "results".
 	Out string
-	// RunID names the run; "" means the start time (UTC, sortable).
+	// RunID names the run and its results folder: one safe path component (see
+	// ValidateRunID); "" means NewRunID of the start time.
 	RunID string
 	// Seed, when non-zero, overrides every scenario's seed.
 	Seed uint64
@@ -71,12 +73,13 @@ type Options struct {
 	CellTimeout time.Duration
 	// Report, when set, renders the reports after every cell and at the end.
 	Report func(dir string, s *Summary) error
-	// Prefix is the key prefix the run confines itself to, ending in "/"; "" means
-	// "<RunID>/". The run refuses to start when the prefix already holds objects, so every
-	// object under it is the run's own.
+	// Prefix is the key prefix the run confines itself to, ending in "/" (see
+	// store.ValidatePrefix); "" means "<RunID>/". The run claims it with a marker object
+	// (store.ClaimPrefix) and refuses to start when the prefix already holds objects or a
+	// parent or sub-prefix belongs to another run, so every object under it is the run's own.
 	Prefix string
-	// Cleanup deletes every object under Prefix when the run ends (an external store);
-	// otherwise the objects stay for inspection.
+	// Cleanup deletes every object under Prefix when the run ends (an external store), the
+	// claim's marker last; otherwise the objects and the marker stay for inspection.
 	Cleanup bool
 }
 
@@ -142,15 +145,25 @@ func DrawSeed() uint64 {
 }
 
 // Run executes every cell of scs and persists everything under Out/<RunID>/. It returns an
-// error only when the run could not start at all (no store, results folder not writable);
-// per-cell problems are in the cells' verdicts.
+// error only when the run could not start at all (no store, results folder not writable, the
+// prefix claimed by another run; a bad run id or prefix wraps ErrBadInput); per-cell problems
+// are in the cells' verdicts.
 func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary, error) {
 	if opts.Out == "" {
 		opts.Out = "results"
 	}
 	started := time.Now()
 	if opts.RunID == "" {
-		opts.RunID = started.UTC().Format("20060102T150405Z")
+		opts.RunID = NewRunID(started)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = opts.RunID + "/"
+	}
+	if err := ValidateRunID(opts.RunID); err != nil {
+		return nil, err
+	}
+	if err := store.ValidatePrefix(opts.Prefix); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -170,29 +183,16 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		env = LocalEnv{srv}
 		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
 	}
-	if opts.Prefix == "" {
-		opts.Prefix = opts.RunID + "/"
-	}
-	if !strings.HasSuffix(opts.Prefix, "/") || strings.HasPrefix(opts.Prefix, "/") {
-		return nil, fmt.Errorf("runner: prefix %q must end in / and not start with one", opts.Prefix)
-	}
 	admin, err := store.New(store.ClientMinio, env.Config())
 	if err != nil {
 		return nil, fmt.Errorf("runner: store client: %w", err)
 	}
-	if err := store.ClaimFreshPrefix(ctx, admin, opts.Prefix); err != nil {
+	claim, err := store.ClaimPrefix(ctx, admin, opts.Prefix, store.NewOwner(opts.RunID))
+	if err != nil {
 		return nil, fmt.Errorf("runner: refusing to run: %w", err)
 	}
 	if opts.Cleanup {
-		defer func() {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-			defer cancel()
-			if n, err := store.DeletePrefix(cctx, admin, opts.Prefix); err != nil {
-				log.Error("cleanup of the run prefix failed", "prefix", opts.Prefix, "deleted", n, "err", err)
-			} else {
-				log.Info("cleaned up the run prefix", "prefix", opts.Prefix, "deleted", n)
-			}
-		}()
+		defer release(ctx, claim, log)
 	}
 	cells := Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed)
 	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Prefix: opts.Prefix,
@@ -205,10 +205,42 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 			return nil, fmt.Errorf("runner: run-local CA: %w", err)
 		}
 	}
+	r.cells(ctx, cells, sum)
+	sum.Duration = time.Since(started)
+	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
+		return sum, err
+	}
+	if opts.Report != nil {
+		if err := opts.Report(dir, sum); err != nil {
+			return sum, fmt.Errorf("runner: reports: %w", err)
+		}
+	}
+	return sum, nil
+}
+
+// cells runs the cells in order into sum. A cell that cannot start (the run was interrupted,
+// the store became unreachable) is recorded as an error without running.
+func (r *runner) cells(ctx context.Context, cells []Cell, sum *Summary) {
+	opts, log := r.opts, r.log
 	for i, c := range cells {
-		if ctx.Err() != nil {
+		if r.storeDown == "" && ctx.Err() == nil {
+			pctx, cancel := context.WithTimeout(ctx, probeTries*(probeTimeout+probePause))
+			if err := r.checkStore(pctx); err != nil && ctx.Err() == nil {
+				r.storeDown = err.Error()
+				log.Error("the store is unreachable; stopping the run", "err", err, "log", r.env.LogPath())
+			}
+			cancel()
+		}
+		notRun := ""
+		switch {
+		case ctx.Err() != nil:
+			notRun = "run interrupted before this cell started"
+		case r.storeDown != "":
+			notRun = "not run: " + r.storeDown
+		}
+		if notRun != "" {
 			res := &CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
-				Verdict: checker.Error, Error: "run interrupted before this cell started"}
+				Verdict: checker.Error, Error: notRun}
 			sum.Cells = append(sum.Cells, res)
 			continue
 		}
@@ -226,21 +258,55 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(cells), c.ID(), res.Verdict)
 		}
-		if !env.Alive() {
-			log.Error("the store died; stopping the run", "log", env.LogPath())
-			break
+	}
+}
+
+// release deletes the run's objects and its claim on the prefix, whatever ended the run.
+func release(ctx context.Context, claim *store.Claim, log *slog.Logger) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	if n, err := claim.Release(cctx); err != nil {
+		log.Error("cleanup of the run prefix failed", "prefix", claim.Prefix, "deleted", n, "err", err)
+	} else {
+		log.Info("cleaned up the run prefix", "prefix", claim.Prefix, "deleted", n)
+	}
+}
+
+// ErrBadInput marks a run that was refused for its options (a run id or prefix that is not
+// a safe name), as opposed to a harness problem.
+var ErrBadInput = errors.New("bad input")
+
+// NewRunID names a run started at t: the UTC time, sortable, then random hex so that runs
+// started in the same second never share a name, e.g. 20261130T154500Z-3f9a1c.
+func NewRunID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// ValidateRunID accepts a run id that is one safe path component: 1 to 128 characters of
+// A-Z, a-z, 0-9, ".", "_" and "-", and not "." or "..". Anything else wraps ErrBadInput.
+func ValidateRunID(id string) error {
+	if err := safeComponent(id); err != nil {
+		return fmt.Errorf("%w: run id %q: %v", ErrBadInput, id, err)
+	}
+	return nil
+}
+
+// safeComponent checks that name can only ever mean one entry inside a folder.
+func safeComponent(name string) error {
+	if name == "" || len(name) > 128 {
+		return errors.New("want 1 to 128 characters")
+	}
+	if name == "." || name == ".." {
+		return errors.New("want a name, not . or ..")
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("character %q not allowed (want A-Z a-z 0-9 . _ -)", r)
 		}
 	}
-	sum.Duration = time.Since(started)
-	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
-		return sum, err
-	}
-	if opts.Report != nil {
-		if err := opts.Report(dir, sum); err != nil {
-			return sum, fmt.Errorf("runner: reports: %w", err)
-		}
-	}
-	return sum, nil
+	return nil
 }
 
 // SortCells orders results by scenario, correct protocol first.

@@ -12,6 +12,13 @@
 //     [ErrNotFound], [ErrConflict], [ErrAmbiguous] and [ErrConfig]. The HTTP status, S3 error
 //     code and request id stay reachable through [*Error] for reports.
 //
+// A run owns its key prefix through [ClaimPrefix]: a marker object created with
+// create-if-absent, then checks that no parent prefix and no sub-prefix belongs to another
+// run and that the prefix holds nothing else. On a linearizable store two claims on the same,
+// a parent or a child prefix never both succeed. [Claim.Release] deletes the run's objects,
+// never those under a sub-prefix another run claims, and the marker last. [ValidatePrefix]
+// refuses prefixes that are not plain relative key paths.
+//
 // Two adapters talk to real stores, one over github.com/minio/minio-go/v7 ([NewMinio]) and one
 // over github.com/aws/aws-sdk-go-v2 ([NewAWS]); [Mem] is an in-memory store with the same
 // conditional-write semantics as MinIO, used for fast deterministic protocol traces. The

@@ -51,9 +51,9 @@ func list(stdout io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIANT\tLAYER\tDESCRIPTION")
+	fmt.Fprintln(tw, "VARIANT\tREAD BY\tDESCRIPTION")
 	for _, v := range fence.Variants() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Layer, v.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Reader, v.Description)
 	}
 	tw.Flush()
 	return exitPass

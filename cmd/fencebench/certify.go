@@ -79,7 +79,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *verbose {
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	runID := "certify-" + time.Now().UTC().Format("20060102T150405Z")
+	runID := "certify-" + runner.NewRunID(time.Now())
 	dir := filepath.Join(*out, runID)
 	st, err := sf.open(ctx, runID, dir, logger, red)
 	if err != nil {

@@ -106,7 +106,7 @@ func TestCertifyExitCodes(t *testing.T) {
 		{[]string{"certify", "--endpoint", "http://127.0.0.1:1"}, exitBadInput, "--endpoint applies to --stack external only"},
 		{[]string{"certify", "--stack", "external"}, exitBadInput, "needs --bucket"},
 		{[]string{"certify", "--stack", "external", "--bucket", "b", "--access-key", "AKIAEXAMPLE1", "--secret-key", "certify-secret-value",
-			"--endpoint", "http://127.0.0.1:1", "--out", t.TempDir()}, exitHarness, "cannot list"},
+			"--endpoint", "http://127.0.0.1:1", "--out", t.TempDir()}, exitHarness, "cannot create the claim marker"},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

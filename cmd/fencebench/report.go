@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,6 +15,14 @@ func init() { writeReports = renderReports }
 // renderReports writes the run's HTML pages, junit.xml and summary.json, and refreshes the
 // trend page of the results folder the run lives in.
 func renderReports(dir string, sum *runner.Summary) error {
+	if err := renderRunReports(dir, sum); err != nil {
+		return err
+	}
+	return reports.WriteTrend(filepath.Dir(dir))
+}
+
+// renderRunReports writes the run's HTML pages, junit.xml and summary.json, inside dir only.
+func renderRunReports(dir string, sum *runner.Summary) error {
 	run := reports.Run{ID: sum.RunID, Started: sum.Started, Duration: sum.Duration, BenchVersion: sum.Version,
 		Command: sum.Command, Store: reports.StoreInfo{Endpoint: sum.Store.Endpoint, Server: sum.Store.Server,
 			Stack: sum.Store.Stack, Bucket: sum.Store.Bucket, Prefix: sum.Prefix}}
@@ -23,13 +32,12 @@ func renderReports(dir string, sum *runner.Summary) error {
 			Result: c.Result, Error: c.Error, Duration: c.Duration, Rerun: c.Rerun, Events: c.Events, Ledger: c.Ledger,
 			Files: c.Files})
 	}
-	if err := reports.Write(dir, run); err != nil {
-		return err
-	}
-	return reports.WriteTrend(filepath.Dir(dir))
+	return reports.Write(dir, run)
 }
 
-// reportCmd judges a stored run again with the current checker and rewrites its reports.
+// reportCmd judges a stored run again with the current checker and rewrites its reports. It
+// writes inside the given folder only: a run.json naming cells outside it is refused, and the
+// trend page of the folder above is left alone.
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "usage: fencebench report <results/run-id>")
@@ -51,9 +59,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := runner.SaveRun(sum); err != nil {
 		fmt.Fprintf(stderr, "fencebench report: %v\n", err)
+		if errors.Is(err, runner.ErrBadInput) {
+			return exitBadInput
+		}
 		return exitHarness
 	}
-	if err := renderReports(sum.Dir, sum); err != nil {
+	if err := renderRunReports(sum.Dir, sum); err != nil {
 		fmt.Fprintf(stderr, "fencebench report: %v\n", err)
 		return exitHarness
 	}

@@ -29,7 +29,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	variant := fs.String("variant", "", "run every scenario with this protocol variant")
 	client := fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
 	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
-	runID := fs.String("run-id", "", "name of the run's folder (default: the start time)")
+	runID := fs.String("run-id", "", "name of the run's folder, one component of A-Z a-z 0-9 . _ -\n(default: the start time and a random suffix)")
 	verbose := fs.Bool("v", false, "debug logs")
 	var sf stackFlags
 	sf.register(fs)
@@ -78,7 +78,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
 	if *runID == "" {
-		*runID = time.Now().UTC().Format("20060102T150405Z")
+		*runID = runner.NewRunID(time.Now())
 	}
 	st, err := sf.open(ctx, *runID, filepath.Join(*out, *runID), logger, red)
 	if err != nil {
@@ -98,6 +98,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sum, err := runner.Run(ctx, scs, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
+		if errors.Is(err, runner.ErrBadInput) {
+			return exitBadInput
+		}
 		return exitHarness
 	}
 	if n, err := red.scrubFiles(sum.Dir); err != nil || n > 0 {

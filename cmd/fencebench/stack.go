@@ -47,7 +47,8 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.stack, "stack", "local", "the store: local (an embedded MinIO process), containers (a MinIO container through\n"+
 		"testcontainers-go), external (an S3 endpoint: --endpoint, --bucket, credentials from the AWS environment)")
 	fs.StringVar(&s.prefix, "prefix", "", "key prefix the run confines itself to, ending in / (default <run-id>/; external: fencebench/<run-id>/);\n"+
-		"a prefix that already holds objects is refused")
+		"the run claims it with a marker object; a prefix that holds objects, or whose parent or sub-prefix another\n"+
+		"run claims, is refused")
 	fs.BoolVar(&s.keep, "keep", false, "external: keep the run's objects (default: delete everything under the run prefix, and nothing else)")
 	fs.StringVar(&s.minioImage, "minio-image", "", "containers: the MinIO image (default "+compose.MinIOImage+", built FROM scratch from the\nstatic MinIO binary when missing)")
 	fs.StringVar(&s.endpoint, "endpoint", "", "external: the S3 endpoint URL (default $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS S3\nin the region)")
@@ -75,6 +76,14 @@ type openedStack struct {
 // A bad flag is errBadStack; a store that cannot be started or reached is any other error.
 func (s *stackFlags) open(ctx context.Context, runID, dir string, log *slog.Logger, r *redactor) (*openedStack, error) {
 	o := &openedStack{prefix: s.prefix, stop: func() {}}
+	if err := runner.ValidateRunID(runID); err != nil {
+		return nil, badStack("--run-id: %v", err)
+	}
+	if s.prefix != "" {
+		if err := store.ValidatePrefix(s.prefix); err != nil {
+			return nil, badStack("--prefix: %v", err)
+		}
+	}
 	if s.stack != "external" {
 		for name, v := range map[string]string{"endpoint": s.endpoint, "region": s.region, "bucket": s.bucket, "profile": s.profile,
 			"access-key": s.accessKey, "secret-key": s.secretKey, "ca-file": s.caFile} {

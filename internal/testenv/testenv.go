@@ -75,3 +75,17 @@ func Store(t testing.TB, client store.Client, tweak func(*store.Config)) store.S
 	}
 	return s
 }
+
+// Keys lists the keys under prefix, without the prefix, failing the test on an error.
+func Keys(t testing.TB, s store.Store, prefix string) []string {
+	t.Helper()
+	es, err := s.List(context.Background(), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, strings.TrimPrefix(e.Key, prefix))
+	}
+	return out
+}

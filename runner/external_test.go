@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// externalMinIO starts a MinIO of the test's own (it will be killed) and wraps it as an
+// external store.
+func externalMinIO(t *testing.T) (*compose.Local, *ExternalEnv) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	env, err := NewExternalEnv(srv.Config(), "MinIO")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, env
+}
+
+func TestExternalAliveProbesTheStore(t *testing.T) {
+	srv, env := externalMinIO(t)
+	if !env.Alive() {
+		t.Fatal("a running store must be alive")
+	}
+	srv.Stop()
+	start := time.Now()
+	if env.Alive() {
+		t.Fatal("a killed store must not be alive")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Alive took %v on a dead store", d)
+	}
+}
+
+// TestDeadExternalStore: an external store killed during a cell, or between two cells, ends
+// the run with verdict error and exit 255 naming the unreachable store, never fail; the
+// cells after it do not run.
+func TestDeadExternalStore(t *testing.T) {
+	scs := []*scenarios.Scenario{quick(t, "first", "4s"), quick(t, "second", "1s")}
+	for _, tc := range []struct {
+		name   string
+		during bool
+	}{{"during", true}, {"between", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, env := externalMinIO(t)
+			var kill sync.Once
+			killed := make(chan struct{})
+			progress := func(done, total int, cell string, v checker.Verdict) {
+				switch {
+				case tc.during && done == 0:
+					go kill.Do(func() { time.Sleep(1500 * time.Millisecond); srv.Stop(); close(killed) })
+				case !tc.during && done == 1:
+					kill.Do(func() { srv.Stop(); close(killed) })
+				}
+			}
+			start := time.Now()
+			sum, err := Run(context.Background(), scs, Options{Out: t.TempDir(), Env: env, Seed: 1, Progress: progress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-killed
+			if sum.ExitCode() != ExitHarness {
+				t.Errorf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+			}
+			var got []string
+			for _, c := range sum.Cells {
+				got = append(got, string(c.Verdict)+": "+c.Error)
+				if c.Verdict == checker.Fail {
+					t.Errorf("%s: fail on a dead store: %v", c.ID, c.Result.Reasons)
+				}
+			}
+			if len(sum.Cells) != 2 {
+				t.Fatalf("cells %q", got)
+			}
+			first, second := sum.Cells[0], sum.Cells[1]
+			if tc.during && (first.Verdict != checker.Error || !strings.Contains(first.Error, "the store became unreachable")) {
+				t.Errorf("the cell the store died in: %q", got)
+			}
+			if !tc.during && first.Verdict != checker.Pass {
+				t.Errorf("the cell before the store died: %q", got)
+			}
+			if second.Verdict != checker.Error || !strings.Contains(second.Error, "not run: the store became unreachable") || second.Dir != "" {
+				t.Errorf("the cell after the store died must not run: %q", got)
+			}
+			if d := time.Since(start); tc.during && d > 15*time.Second {
+				t.Errorf("the run took %v; a dead store must end the cell early", d)
+			}
+		})
+	}
+}
