@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -214,7 +215,7 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("compose: start %s: %w", bin, err)
 	}
 	l.cmd = cmd
-	go func() { l.waitErr = cmd.Wait(); close(l.done) }()
+	guard.Go(ctx, "the MinIO process watcher", func() { defer close(l.done); l.waitErr = cmd.Wait() })
 
 	timeout := opts.ReadyTimeout
 	if timeout == 0 {

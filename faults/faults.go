@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 )
 
 // ErrClosed is returned by operations on a closed [Bench] or its paths.
@@ -53,6 +54,9 @@ type Options struct {
 	Rand *rand.Rand
 	// Logger receives debug records (rules firing, L4 changes). nil discards them.
 	Logger *slog.Logger
+	// Guard receives the panics of the bench's goroutines (listeners, request handlers, flap
+	// rhythms); nil means guard.Default.
+	Guard *guard.Sink
 	// AccessKey and SecretKey let a StripConditions rule re-sign the request it altered (the SDKs
 	// sign If-Match and If-None-Match, so removing them breaks the signature). They are only
 	// needed for that action and are never logged or written to the ledger.

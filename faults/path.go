@@ -80,7 +80,7 @@ func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
 	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), rng: rng, served: make(chan struct{}),
 		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
 	p.srv = &http.Server{
-		Handler:  http.HandlerFunc(p.serveHTTP),
+		Handler:  b.o.Guard.Handler("the fault proxy of "+writer, http.HandlerFunc(p.serveHTTP)),
 		ErrorLog: log.New(discard{}, "", 0),
 	}
 	serve := ln
@@ -89,10 +89,10 @@ func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
 		p.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 		serve = tls.NewListener(ln, b.srvTLS)
 	}
-	go func() {
+	b.o.Guard.Go("the fault proxy listener of "+writer, func() {
 		defer close(p.served)
 		_ = p.srv.Serve(serve)
-	}()
+	})
 	p.proxy = toxiproxy.NewProxy(b.tp, p.proxyName(), "127.0.0.1:0", p.l7)
 	if err := b.tp.Collection.Add(p.proxy, true); err != nil {
 		_ = p.srv.Close()
@@ -314,7 +314,7 @@ func (p *Path) Flap(on, off time.Duration) error {
 	stop, done := make(chan struct{}), make(chan struct{})
 	p.flapStop, p.flapDone = stop, done
 	proxy := p.proxy
-	go p.flap(proxy, on, off, stop, done)
+	p.b.o.Guard.Go("the flap of "+p.writer, func() { p.flap(proxy, on, off, stop, done) })
 	p.b.log.Debug("faults: flap", "writer", p.writer, "on", on, "off", off)
 	return nil
 }
@@ -390,7 +390,7 @@ func (p *Path) toxic(name, typ, stream, attrs string) error {
 func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 	tc := p.proxy.Toxics
 	errc := make(chan error, 1)
-	go func() {
+	p.b.o.Guard.Go("a toxic change on "+p.writer, func() {
 		var err error
 		if tc.GetToxic(name) != nil {
 			_, err = tc.UpdateToxicJson(name, strings.NewReader(fmt.Sprintf(`{"toxicity":1.0,"attributes":%s}`, attrs)))
@@ -399,7 +399,7 @@ func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 				`{"name":%q,"type":%q,"stream":%q,"toxicity":1.0,"attributes":%s}`, name, typ, stream, attrs)))
 		}
 		errc <- err
-	}()
+	})
 	select {
 	case err := <-errc:
 		if err != nil {

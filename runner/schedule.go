@@ -111,10 +111,10 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 func (cr *cellRun) background(fn func()) {
 	cr.bg.Add(1)
-	go func() {
+	cr.guard.Go("a scenario step", func() {
 		defer cr.bg.Done()
 		fn()
-	}()
+	})
 }
 
 // exec performs one step. Fault installation failures are harness problems; protocol

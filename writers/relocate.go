@@ -145,7 +145,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	if !opts.LoseMessage && !held {
 		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
 		w.c.bg.Add(1)
-		go func() {
+		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
 			defer w.c.bg.Done()
 			if opts.MessageDelay > 0 && !sleep(target.life, opts.MessageDelay) {
 				return
@@ -154,7 +154,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 			if !silent {
 				answer <- err
 			}
-		}()
+		})
 	}
 	var herr error
 	if opts.Abort == AbortAfterTargetAcks {
@@ -215,10 +215,10 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	if held {
 		// The message was only delayed: it reaches the target now, after the abort.
 		w.c.bg.Add(1)
-		go func() {
+		w.c.cfg.Guard.Go("the delayed handoff to "+target.id, func() {
 			defer w.c.bg.Done()
 			_ = target.receiveHandoff(h)
-		}()
+		})
 	}
 	return res, nil
 }

@@ -18,7 +18,7 @@ var errStopped = errors.New("writer stopped")
 func (w *Writer) startLoop() {
 	w.loopDone = make(chan struct{})
 	w.wg.Add(1)
-	go w.syncLoop()
+	w.c.cfg.Guard.Go("the sync loop of "+w.id, w.syncLoop)
 }
 
 // syncLoop runs the writer's syncs, one at a time and in generation order: when SyncEvery ops
@@ -152,10 +152,10 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 		casInvoke = w.c.cfg.Recorder.Now()
 	case string(w.c.cfg.Variant) == variantCASConcurrent:
 		done := make(chan struct{})
-		go func() {
+		w.c.cfg.Guard.Go("the metadata write of "+w.id, func() {
 			defer close(done)
 			_, metaErr = w.st.Put(ctx, meta, body)
-		}()
+		})
 		casInvoke, casErr = w.advance(ctx)
 		<-done
 	default:
