@@ -269,6 +269,9 @@ func (l *Local) tailLog(n int) string {
 	return string(b)
 }
 
+// DataDir is the server's data folder, removed by Stop.
+func (l *Local) DataDir() string { return l.dataDir }
+
 // Alive reports whether the server process is still running.
 func (l *Local) Alive() bool {
 	select {

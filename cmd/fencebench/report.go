@@ -31,11 +31,15 @@ func renderReports(dir string, sum *runner.Summary) error {
 
 // reportCmd judges a stored run again with the current checker and rewrites its reports.
 func reportCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
+	dirs, code := positional("report", "<results/run-id>", args, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(dirs) != 1 {
 		fmt.Fprintln(stderr, "usage: fencebench report <results/run-id>")
 		return exitBadInput
 	}
-	sum, err := runner.LoadRun(args[0])
+	sum, err := runner.LoadRun(dirs[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench report: %v\n", err)
 		return exitBadInput
