@@ -215,7 +215,7 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("compose: start %s: %w", bin, err)
 	}
 	l.cmd = cmd
-	guard.Go(ctx, "the MinIO process watcher", func() { defer close(l.done); l.waitErr = cmd.Wait() })
+	guard.Go(ctx, "the MinIO process watcher", func() { l.waitErr = cmd.Wait() }, func() { close(l.done) })
 
 	timeout := opts.ReadyTimeout
 	if timeout == 0 {

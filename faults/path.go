@@ -89,10 +89,7 @@ func newPath(b *Bench, writer string, rng *rand.Rand) (*Path, error) {
 		p.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 		serve = tls.NewListener(ln, b.srvTLS)
 	}
-	b.o.Guard.Go("the fault proxy listener of "+writer, func() {
-		defer close(p.served)
-		_ = p.srv.Serve(serve)
-	})
+	b.o.Guard.Go("the fault proxy listener of "+writer, func() { _ = p.srv.Serve(serve) }, func() { close(p.served) })
 	p.proxy = toxiproxy.NewProxy(b.tp, p.proxyName(), "127.0.0.1:0", p.l7)
 	if err := b.tp.Collection.Add(p.proxy, true); err != nil {
 		_ = p.srv.Close()
@@ -314,7 +311,7 @@ func (p *Path) Flap(on, off time.Duration) error {
 	stop, done := make(chan struct{}), make(chan struct{})
 	p.flapStop, p.flapDone = stop, done
 	proxy := p.proxy
-	p.b.o.Guard.Go("the flap of "+p.writer, func() { p.flap(proxy, on, off, stop, done) })
+	p.b.o.Guard.Go("the flap of "+p.writer, func() { p.flap(proxy, on, off, stop) }, func() { close(done) })
 	p.b.log.Debug("faults: flap", "writer", p.writer, "on", on, "off", off)
 	return nil
 }
@@ -325,9 +322,8 @@ func (p *Path) jitter(d time.Duration) time.Duration {
 
 // flap runs the rhythm. The generator is only used by this goroutine while it runs (Flap and
 // Heal stop it before touching the generator again), so the sequence of phases is a pure
-// function of the seed.
-func (p *Path) flap(proxy *toxiproxy.Proxy, on, off time.Duration, stop, done chan struct{}) {
-	defer close(done)
+// function of the seed. It returns when stop is closed.
+func (p *Path) flap(proxy *toxiproxy.Proxy, on, off time.Duration, stop chan struct{}) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	<-t.C

@@ -111,10 +111,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 func (cr *cellRun) background(fn func()) {
 	cr.bg.Add(1)
-	cr.guard.Go("a scenario step", func() {
-		defer cr.bg.Done()
-		fn()
-	})
+	cr.guard.Go("a scenario step", fn, cr.bg.Done)
 }
 
 // exec performs one step. Fault installation failures are harness problems; protocol

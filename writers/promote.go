@@ -235,11 +235,9 @@ func fetchAll(ctx context.Context, g *guard.Sink, s store.Store, keys []string) 
 		wg.Add(1)
 		sem <- struct{}{}
 		g.Go("a translog fetch", func() {
-			defer wg.Done()
-			defer func() { <-sem }()
 			obj, err := s.Get(ctx, k)
 			bodies[i], errs[i] = obj.Body, err
-		})
+		}, func() { <-sem }, wg.Done)
 	}
 	wg.Wait()
 	for i, e := range errs {
@@ -316,8 +314,6 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 		wg.Add(1)
 		sem <- struct{}{}
 		w.c.cfg.Guard.Go("a segment fetch of "+w.id, func() {
-			defer wg.Done()
-			defer func() { <-sem }()
 			sp := w.begin(history.Event{Kind: history.Hydrate, Term: term, Key: k, Detail: why})
 			_, err := w.st.Get(ctx, k)
 			var se *store.Error
@@ -326,7 +322,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 			}
 			sp.End(storeOutcome(err), err)
 			errs[i] = err
-		})
+		}, func() { <-sem }, wg.Done)
 	}
 	wg.Wait()
 	for _, e := range errs {

@@ -40,12 +40,19 @@ func From(ctx context.Context) *Sink {
 }
 
 // Go starts fn on a goroutine of ctx's sink.
-func Go(ctx context.Context, name string, fn func()) { From(ctx).Go(name, fn) }
+func Go(ctx context.Context, name string, fn func(), done ...func()) { From(ctx).Go(name, fn, done...) }
 
 // Go starts fn on a new goroutine; a panic in fn is recovered and reported to s. name says
-// which goroutine it was in the error.
-func (s *Sink) Go(name string, fn func()) {
+// which goroutine it was in the error. The done functions run in order when the goroutine
+// ends, however it ends, after a panic was reported: whoever waits for them (a WaitGroup, a
+// closed channel) sees the panic in s once they ran.
+func (s *Sink) Go(name string, fn func(), done ...func()) {
 	go func() {
+		defer func() {
+			for _, d := range done {
+				d()
+			}
+		}()
 		defer s.Recover(name)
 		hook(name)
 		fn()
@@ -101,8 +108,8 @@ func (s *Sink) Err() error {
 
 var hookFn atomic.Pointer[func(name string)]
 
-// SetTestHook makes every guarded goroutine call fn with its name before its own work, so a
-// test can make a chosen goroutine panic. It returns a function restoring the previous hook.
+// SetTestHook makes every guarded goroutine and handler call fn with its name before its own
+// work, so a test can make a chosen one panic. It returns a function restoring the previous hook.
 func SetTestHook(fn func(name string)) (restore func()) {
 	prev := hookFn.Swap(&fn)
 	return func() { hookFn.Store(prev) }
