@@ -13,6 +13,9 @@
 //     retried into a pass;
 //   - everything a cell saw is persisted under results/<run-id>/<cell>/ (scenario.yaml, seed,
 //     history.jsonl, ledger.jsonl, result.json, store.log) so it can be judged again later;
+//   - a panic in any goroutine of a cell (writers, traffic, fault paths, scheduled steps) is
+//     recovered into the cell's guard.Sink, ends the cell at once and makes it a harness
+//     error naming the goroutine; the process and the other cells go on;
 //   - nothing outlives the run: writers, traffic, fault paths and the store are stopped on
 //     every path out, Ctrl-C included.
 package runner
