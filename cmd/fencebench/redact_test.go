@@ -66,14 +66,7 @@ func TestRunLeavesOutFolderAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts MinIO")
 	}
-	isolateAWS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	srv := externalMinIO(t)
 	out := t.TempDir()
 	user := map[string][]byte{
 		"go.mod": []byte("module example.com/" + srv.AccessKey + "/fencebench-ci\n\ngo 1.24\n"),
@@ -84,9 +77,6 @@ func TestRunLeavesOutFolderAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
-	t.Setenv("AWS_REGION", "us-east-1")
 	args := []string{"run", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket, "--out", out, "--seed", "2"}
 	code, stdout, stderr := runCLI(append(args, "--run-id", "r1", "steady-state")...)
 	if code != exitPass {
@@ -107,4 +97,22 @@ func TestRunLeavesOutFolderAlone(t *testing.T) {
 			t.Fatalf("%s was changed (err %v):\n%s\nwas:\n%s", name, err, got, want)
 		}
 	}
+}
+
+// externalMinIO starts a MinIO for a test of --stack external, with its credentials in the
+// environment (and nothing else of the machine's AWS configuration); it stops with the test.
+func externalMinIO(t *testing.T) *compose.Local {
+	t.Helper()
+	isolateAWS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
+	t.Setenv("AWS_REGION", "us-east-1")
+	return srv
 }
