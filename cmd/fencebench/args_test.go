@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,29 @@ func TestFlagsAnywhere(t *testing.T) {
 	code, stdout, stderr := runCLI("validate", "steady-state", "lying-store")
 	if code != exitPass || !strings.Contains(stdout, "ok  steady-state") || !strings.Contains(stdout, "ok  lying-store") {
 		t.Fatalf("validate two names: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestParseAnywhere(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		pos            string
+		prefix, seed   string
+		verbose, wantE bool
+	}{
+		{[]string{"a", "--prefix", "p/", "b", "-v"}, "a b", "p/", "", true, false},
+		{[]string{"--prefix", "--", "a"}, "a", "--", "", false, false},
+		{[]string{"a", "--", "--seed", "3"}, "a --seed 3", "", "", false, false},
+		{[]string{"-v", "--", "-v"}, "-v", "", "", true, false},
+		{[]string{"a", "--seed=4", "b", "c"}, "a b c", "", "4", false, false},
+		{[]string{"a", "--nope"}, "", "", "", false, true},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		prefix, seed, verbose := fs.String("prefix", "", ""), fs.String("seed", "", ""), fs.Bool("v", false, "")
+		pos, err := parseAnywhere(fs, tc.args)
+		if (err != nil) != tc.wantE || strings.Join(pos, " ") != tc.pos || *prefix != tc.prefix || *seed != tc.seed || *verbose != tc.verbose {
+			t.Errorf("%q: positional %q prefix %q seed %q -v %v err %v", tc.args, pos, *prefix, *seed, *verbose, err)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func (s *Sink) Handler(name string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
-				if p != http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared by identity
+				if p != http.ErrAbortHandler {
 					s.report(name, p)
 				}
 				panic(http.ErrAbortHandler)
