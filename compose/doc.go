@@ -22,6 +22,9 @@
 // it already holds objects, never touches a key outside it, deletes only what it created
 // (unless told to keep it) and never prints or stores the credentials.
 //
+// A panic in a goroutine of the package (the process watcher, the image build) is reported
+// to the guard.Sink of the context it was started with, never the end of the process.
+//
 // MinIO is AGPL: it only ever runs as a separate process or container and is never
 // imported. The binary is built once by `make minio` into .cache/bin (or named by
 // $FENCEBENCH_MINIO_BIN).

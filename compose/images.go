@@ -18,6 +18,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/fencebench/fencebench/internal/guard"
 )
 
 // Images the bench builds locally, FROM scratch, with static binaries: no registry is needed.
@@ -244,7 +246,7 @@ func EnsureImage(ctx context.Context, spec ImageSpec) error {
 		return err
 	}
 	pr, pw := io.Pipe()
-	go func() {
+	guard.Go(ctx, "the image build context writer", func() {
 		tw := tar.NewWriter(pw)
 		err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))})
 		if err == nil {
@@ -260,7 +262,7 @@ func EnsureImage(ctx context.Context, spec ImageSpec) error {
 			err = tw.Close()
 		}
 		pw.CloseWithError(err)
-	}()
+	})
 	res, err := cli.ImageBuild(ctx, pr, client.ImageBuildOptions{Tags: []string{spec.Tag}, Dockerfile: "Dockerfile",
 		Labels: map[string]string{labelSource: digest}, Remove: true, ForceRemove: true})
 	if err != nil {

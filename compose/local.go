@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -214,7 +215,7 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("compose: start %s: %w", bin, err)
 	}
 	l.cmd = cmd
-	go func() { l.waitErr = cmd.Wait(); close(l.done) }()
+	guard.Go(ctx, "the MinIO process watcher", func() { l.waitErr = cmd.Wait() }, func() { close(l.done) })
 
 	timeout := opts.ReadyTimeout
 	if timeout == 0 {
@@ -267,6 +268,9 @@ func (l *Local) tailLog(n int) string {
 	}
 	return string(b)
 }
+
+// DataDir is the server's data folder, removed by Stop.
+func (l *Local) DataDir() string { return l.dataDir }
 
 // Alive reports whether the server process is still running.
 func (l *Local) Alive() bool {

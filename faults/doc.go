@@ -54,6 +54,9 @@
 //   - Clean shutdown. [Bench.Close] stops listeners, proxies and in-flight
 //     handlers and closes every connection a path handed out; no goroutine of the package
 //     outlives it.
+//   - No silent panics. A panic in a listener, a request handler, a flap or a toxic change is
+//     reported to [Options.Guard] (a handler's connection is then aborted), never swallowed
+//     as a network error and never the end of the process.
 //
 // Limits worth knowing:
 //

@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 )
 
 // ErrClosed is returned by operations on a closed [Bench] or its paths.
@@ -67,6 +68,9 @@ type Options struct {
 	AccessKey    string
 	SecretKey    string
 	SessionToken string
+	// Guard receives the panics of the bench's goroutines (listeners, request handlers);
+	// nil means guard.Default.
+	Guard *guard.Sink
 }
 
 // Bench owns the fault paths of one run: one embedded Toxiproxy server, one L7 proxy listener

@@ -83,7 +83,7 @@ func newPath(b *Bench, writer string) (*Path, error) {
 		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
 	p.set = NewSet(writer, p, b.o.Record)
 	p.srv = &http.Server{
-		Handler:  http.HandlerFunc(p.serveHTTP),
+		Handler:  b.o.Guard.Handler("the fault proxy of "+writer, http.HandlerFunc(p.serveHTTP)),
 		ErrorLog: log.New(discard{}, "", 0),
 	}
 	serve := ln
@@ -92,10 +92,7 @@ func newPath(b *Bench, writer string) (*Path, error) {
 		p.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 		serve = tls.NewListener(ln, b.srvTLS)
 	}
-	go func() {
-		defer close(p.served)
-		_ = p.srv.Serve(serve)
-	}()
+	b.o.Guard.Go("the fault proxy listener of "+writer, func() { _ = p.srv.Serve(serve) }, func() { close(p.served) })
 	p.proxy = toxiproxy.NewProxy(b.tp, p.proxyName(), "127.0.0.1:0", p.l7)
 	if err := b.tp.Collection.Add(p.proxy, true); err != nil {
 		_ = p.srv.Close()
@@ -332,7 +329,7 @@ func (p *Path) toxic(name, typ, stream, attrs string) error {
 func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 	tc := p.proxy.Toxics
 	errc := make(chan error, 1)
-	go func() {
+	p.b.o.Guard.Go("a toxic change on "+p.writer, func() {
 		var err error
 		if tc.GetToxic(name) != nil {
 			_, err = tc.UpdateToxicJson(name, strings.NewReader(fmt.Sprintf(`{"toxicity":1.0,"attributes":%s}`, attrs)))
@@ -341,7 +338,7 @@ func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 				`{"name":%q,"type":%q,"stream":%q,"toxicity":1.0,"attributes":%s}`, name, typ, stream, attrs)))
 		}
 		errc <- err
-	}()
+	})
 	select {
 	case err := <-errc:
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/writers"
@@ -99,11 +100,17 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *CellResult) {
 		res.Schedule = append(res.Schedule, p.String())
 	}
 	logStart := fileSize(r.env.LogPath())
-	cr := &cellRun{r: r, c: c, res: res, log: r.log.With("cell", c.ID())}
+	// Every goroutine of the cell reports its panic to the cell's sink, which ends the cell.
+	ctx, sink := guard.New(ctx)
+	cr := &cellRun{r: r, c: c, res: res, log: r.log.With("cell", c.ID()), guard: sink}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Verdict = checker.Error
 			res.Error = fmt.Sprintf("harness panic: %v\n%s", p, debug.Stack())
+		}
+		if err := sink.Err(); err != nil {
+			res.Verdict, res.Result.Verdict = checker.Error, checker.Error
+			res.Error = "harness " + err.Error()
 		}
 		res.Duration = time.Since(res.Started)
 		if err := r.persist(c, res, logStart); err != nil && res.Error == "" {
@@ -145,6 +152,7 @@ type cellRun struct {
 	res *CellResult
 	log *slog.Logger
 
+	guard   *guard.Sink // the cell's goroutines report their panics here
 	rec     *history.Recorder
 	fb      *faults.Bench
 	cluster *writers.Cluster
@@ -238,7 +246,7 @@ func (cr *cellRun) start() (writers.Shard, error) {
 	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
 	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
 		Clock: cr.rec.Now, Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
-		SessionToken: cfg.SessionToken, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca})
+		SessionToken: cfg.SessionToken, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca, Guard: cr.guard})
 	if err != nil {
 		return writers.Shard{}, harnessf("fault paths: %v", err)
 	}
@@ -248,7 +256,7 @@ func (cr *cellRun) start() (writers.Shard, error) {
 	shard := writers.Shard{Prefix: prefix,
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
 	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: cr.variant,
-		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval})
+		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval, Guard: cr.guard})
 	if err != nil {
 		return writers.Shard{}, harnessf("writers: %v", err)
 	}

@@ -24,6 +24,9 @@
 //     and stops the run: an unreachable store always wins over a safety verdict;
 //   - LoadRun and SaveRun never touch anything outside the run folder they are given: a
 //     stored cell id that is not one safe folder name directly inside it is refused;
+//   - a panic in any goroutine of a cell (writers, traffic, fault paths, scheduled steps) is
+//     recovered into the cell's guard.Sink, ends the cell at once and makes it a harness
+//     error naming the goroutine; the process and the other cells go on;
 //   - nothing outlives the run: writers, traffic, fault paths and the store are stopped on
 //     every path out, Ctrl-C included;
 //   - a cell stays within the ranges of scenarios.Bounds even for a scenario that skipped

@@ -110,10 +110,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 func (cr *cellRun) background(fn func()) {
 	cr.bg.Add(1)
-	go func() {
-		defer cr.bg.Done()
-		fn()
-	}()
+	cr.guard.Go("a scenario step", fn, cr.bg.Done)
 }
 
 // exec performs one step: a step whose action injects a network or request fault opens it

@@ -78,7 +78,7 @@ func (c *Cluster) Audit(ctx context.Context, st store.Store, term int64) (AuditR
 	var err error
 	for attempt := 1; ; attempt++ {
 		sp := c.cfg.Recorder.Begin(history.Event{Kind: history.Audit, Writer: AuditorID, Term: term})
-		rp, err = readRestorePoint(ctx, rs, sh)
+		rp, err = readRestorePoint(ctx, c.cfg.Guard, rs, sh)
 		e := sp.Event()
 		e.Ops, e.Detail = rp.Ops, rp.Key
 		if err == nil && len(rp.Missing) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	NoFence bool
 	// Segments shapes segment refreshes and collection.
 	Segments SegmentPolicy
+	// Guard receives the panics of the writers' goroutines (sync loops, traffic clients,
+	// fetches, handoffs); nil means guard.Default.
+	Guard *guard.Sink
 }
 
 // SegmentPolicy shapes the simulated segment flow.

@@ -28,7 +28,9 @@
 //   - every protocol step is recorded with the semantics of the history.Kind it uses, and is
 //     announced on the cluster's [Bus] so a schedule can wait for it;
 //   - traffic is steady and its routing choices are deterministic given a seed, and Stop and
-//     Close wait for every goroutine the package started.
+//     Close wait for every goroutine the package started;
+//   - a panic in any of those goroutines is reported to [Config.Guard], never ends the
+//     process, and still lets Stop and Close return.
 //
 // The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim and
 // hydrate-before-seal; every other variant is passed to fence/.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -149,7 +150,7 @@ func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (i
 func (w *Writer) readRestore(ctx context.Context, term int64, strict bool) (RestorePoint, error) {
 	for attempt := 1; ; attempt++ {
 		sp := w.begin(history.Event{Kind: history.RestoreRead, Term: term})
-		rp, err := readRestorePoint(ctx, w.st, w.c.cfg.Shard)
+		rp, err := readRestorePoint(ctx, w.c.cfg.Guard, w.st, w.c.cfg.Shard)
 		if err == nil && strict && len(rp.Missing) > 0 {
 			err = fmt.Errorf("restore point %s names %d missing .tlog file(s), first %s", rp.Key, len(rp.Missing), rp.Missing[0])
 		}
@@ -173,7 +174,7 @@ func (w *Writer) readRestore(ctx context.Context, term int64, strict bool) (Rest
 }
 
 // readRestorePoint does the store reads of a restore read.
-func readRestorePoint(ctx context.Context, s store.Store, sh Shard) (RestorePoint, error) {
+func readRestorePoint(ctx context.Context, g *guard.Sink, s store.Store, sh Shard) (RestorePoint, error) {
 	var rp RestorePoint
 	es, err := s.List(ctx, sh.MetadataListPrefix())
 	if err != nil {
@@ -203,7 +204,7 @@ func readRestorePoint(ctx context.Context, s store.Store, sh Shard) (RestorePoin
 	if err != nil {
 		return rp, err
 	}
-	bodies, missing, err := fetchAll(ctx, s, rp.Tlogs)
+	bodies, missing, err := fetchAll(ctx, g, s, rp.Tlogs)
 	if err != nil {
 		return rp, err
 	}
@@ -225,7 +226,7 @@ func readRestorePoint(ctx context.Context, s store.Store, sh Shard) (RestorePoin
 
 // fetchAll GETs keys with bounded parallelism. A missing key leaves a nil body and is
 // listed in missing; any other error fails the whole fetch.
-func fetchAll(ctx context.Context, s store.Store, keys []string) (bodies [][]byte, missing []string, err error) {
+func fetchAll(ctx context.Context, g *guard.Sink, s store.Store, keys []string) (bodies [][]byte, missing []string, err error) {
 	bodies = make([][]byte, len(keys))
 	errs := make([]error, len(keys))
 	sem := make(chan struct{}, 8)
@@ -233,12 +234,10 @@ func fetchAll(ctx context.Context, s store.Store, keys []string) (bodies [][]byt
 	for i, k := range keys {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go("a translog fetch", func() {
 			obj, err := s.Get(ctx, k)
 			bodies[i], errs[i] = obj.Body, err
-		}()
+		}, func() { <-sem }, wg.Done)
 	}
 	wg.Wait()
 	for i, e := range errs {
@@ -314,9 +313,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 	for i, k := range hy.refs {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		w.c.cfg.Guard.Go("a segment fetch of "+w.id, func() {
 			sp := w.begin(history.Event{Kind: history.Hydrate, Term: term, Key: k, Detail: why})
 			_, err := w.st.Get(ctx, k)
 			var se *store.Error
@@ -325,7 +322,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 			}
 			sp.End(storeOutcome(err), err)
 			errs[i] = err
-		}()
+		}, func() { <-sem }, wg.Done)
 	}
 	wg.Wait()
 	for _, e := range errs {

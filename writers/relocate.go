@@ -145,8 +145,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	if !opts.LoseMessage && !held {
 		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
 		w.c.bg.Add(1)
-		go func() {
-			defer w.c.bg.Done()
+		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
 			if opts.MessageDelay > 0 && !sleep(target.life, opts.MessageDelay) {
 				return
 			}
@@ -154,7 +153,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 			if !silent {
 				answer <- err
 			}
-		}()
+		}, w.c.bg.Done)
 	}
 	var herr error
 	if opts.Abort == AbortAfterTargetAcks {
@@ -215,10 +214,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	if held {
 		// The message was only delayed: it reaches the target now, after the abort.
 		w.c.bg.Add(1)
-		go func() {
-			defer w.c.bg.Done()
-			_ = target.receiveHandoff(h)
-		}()
+		w.c.cfg.Guard.Go("the delayed handoff to "+target.id, func() { _ = target.receiveHandoff(h) }, w.c.bg.Done)
 	}
 	return res, nil
 }

@@ -18,14 +18,13 @@ var errStopped = errors.New("writer stopped")
 func (w *Writer) startLoop() {
 	w.loopDone = make(chan struct{})
 	w.wg.Add(1)
-	go w.syncLoop()
+	w.c.cfg.Guard.Go("the sync loop of "+w.id, w.syncLoop, func() { close(w.loopDone) }, w.wg.Done)
 }
 
 // syncLoop runs the writer's syncs, one at a time and in generation order: when SyncEvery ops
 // are buffered, every SyncInterval, and on a relocation's drain request.
+// It ends when the writer's life does; startLoop then closes loopDone.
 func (w *Writer) syncLoop() {
-	defer w.wg.Done()
-	defer close(w.loopDone)
 	t := time.NewTicker(w.c.cfg.SyncInterval)
 	defer t.Stop()
 	for {
@@ -152,10 +151,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 		casInvoke = w.c.cfg.Recorder.Now()
 	case string(w.c.cfg.Variant) == variantCASConcurrent:
 		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_, metaErr = w.st.Put(ctx, meta, body)
-		}()
+		w.c.cfg.Guard.Go("the metadata write of "+w.id, func() { _, metaErr = w.st.Put(ctx, meta, body) }, func() { close(done) })
 		casInvoke, casErr = w.advance(ctx)
 		<-done
 	default:

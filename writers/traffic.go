@@ -59,10 +59,7 @@ func (c *Cluster) StartTraffic(ctx context.Context, cfg TrafficConfig) (*Traffic
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 		phase := interval * time.Duration(i) / time.Duration(cfg.Clients)
 		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			c.client(ctx, t, rng, start.Add(phase), interval)
-		}()
+		c.cfg.Guard.Go("a traffic client", func() { c.client(ctx, t, rng, start.Add(phase), interval) }, t.wg.Done)
 	}
 	return t, nil
 }

@@ -21,7 +21,11 @@ func variantNames() []string {
 func loadOptions() scenarios.Options { return scenarios.Options{Variants: variantNames()} }
 
 func validate(args []string, stdout, stderr io.Writer) int {
-	scs, err := scenarios.Resolve(args, loadOptions())
+	names, code := positional("validate", "[files | dirs | scenario names]", args, stderr)
+	if code >= 0 {
+		return code
+	}
+	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/certify"
-	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
 )
@@ -22,7 +22,12 @@ import (
 // certifyCmd runs the certification probes against the chosen stack. Exit codes: 0 certified,
 // 1 a HARD probe failed, 254 bad flags, 255 a harness error (store unreachable, a HARD probe
 // that could not be judged, interrupted).
-func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	// Credentials never reach the output: the command does not print them, and whatever it
+	// prints passes a redactor that knows them anyway.
+	red := newRedactor(args)
+	stdout, stderr = red.writer(stdout), red.writer(stderr)
+	defer recoverHarness("certify", stderr, &code)
 	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	client := fs.String("client", "both", "store client: minio-go, aws-sdk or both")
@@ -39,77 +44,33 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			"exit codes: 0 certified, 1 a HARD probe failed, 254 bad flags, 255 harness error\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if pos, err := parseAnywhere(fs, args); err != nil || len(pos) > 0 {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
 		}
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "fencebench certify: unexpected arguments %q\n", fs.Args())
-		return exitBadInput
-	}
-	var clients []store.Client
-	switch *client {
-	case "both":
-		clients = store.Clients
-	case string(store.ClientMinio), string(store.ClientAWS):
-		clients = []store.Client{store.Client(*client)}
-	default:
-		fmt.Fprintf(stderr, "fencebench certify: --client %q: want minio-go, aws-sdk or both\n", *client)
-		return exitBadInput
-	}
-	if *keys < 1 {
-		fmt.Fprintf(stderr, "fencebench certify: --keys %d: want at least 1\n", *keys)
-		return exitBadInput
-	}
-	var ids []string
-	if *probes != "" {
-		ids = strings.Split(*probes, ",")
-		if _, err := certify.Select(ids); err != nil {
-			fmt.Fprintf(stderr, "fencebench certify: --probes: %v\n", err)
-			return exitBadInput
+		if len(pos) > 0 {
+			// Not echoed: a misplaced argument may be a credential.
+			fmt.Fprintf(stderr, "fencebench certify: %d unexpected arguments: certify takes flags only\n", len(pos))
 		}
+		return exitBadInput
 	}
-	// Credentials never reach the output: the command does not print them, and whatever it
-	// prints passes a redactor that knows them anyway.
-	red := &redactor{}
-	stdout, stderr = red.writer(stdout), red.writer(stderr)
+	clients, ids, msg := certifyChoices(*client, *keys, *probes)
+	if msg != "" {
+		fmt.Fprintf(stderr, "fencebench certify: %s\n", msg)
+		return exitBadInput
+	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	runID := "certify-" + runner.NewRunID(time.Now())
 	dir := filepath.Join(*out, runID)
-	st, err := sf.open(ctx, runID, dir, logger, red)
-	if err != nil {
-		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
-		if isBadStack(err) {
-			return exitBadInput
-		}
-		return exitHarness
+	ctx, sink, st, code := sf.openIn(ctx, "certify", runID, dir, logger, red, stderr)
+	if st == nil {
+		return code
 	}
-	defer st.stop()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "fencebench certify: results folder: %v\n", err)
-		return exitHarness
-	}
-	env := st.env
-	if env == nil {
-		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
-		if err != nil {
-			fmt.Fprintf(stderr, "fencebench certify: start the embedded MinIO: %v\n", err)
-			return exitHarness
-		}
-		defer srv.Stop()
-		red.add(srv.AccessKey)
-		red.add(srv.SecretKey)
-		env = runner.LocalEnv{Local: srv}
-	}
-	prefix := st.prefix
-	if prefix == "" {
-		prefix = runID + "/"
-	}
+	defer func() { beforeCleanup(); st.stop() }()
+	env, prefix := st.env, cmp.Or(st.prefix, runID+"/")
 	info := env.Info()
 	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
 	rep, err := certify.Run(ctx, env, certify.Options{Store: certify.StoreInfo(info), Clients: clients, Keys: *keys, Probes: ids, Prefix: prefix,
@@ -121,8 +82,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		_ = os.Remove(dir) // only when empty: a folder that never held a report
 		return exitHarness
 	}
-	rep.Command = "fencebench certify " + strings.Join(redactArgs(args), " ")
-	rep.Version = version
+	rep.Command, rep.Version = "fencebench certify "+strings.Join(redactArgs(args), " "), version
 	if err := writeCertifyFiles(dir, rep); err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		return exitHarness
@@ -140,17 +100,44 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		return exitHarness
 	}
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintln(stderr, "fencebench certify: interrupted; everything was stopped")
-		return exitHarness
-	case rep.Verdict == certify.Certified:
+	return endCode(ctx, "certify", sink, stderr, certifyExit(rep.Verdict))
+}
+
+// certifyExit is the exit code of a verdict.
+func certifyExit(v certify.Overall) int {
+	switch v {
+	case certify.Certified:
 		return exitPass
-	case rep.Verdict == certify.NotCertified:
+	case certify.NotCertified:
 		return exitFail
 	default:
 		return exitHarness
 	}
+}
+
+// certifyChoices checks the probe flags: the clients, the probe IDs, and what is wrong
+// ("" when nothing).
+func certifyChoices(client string, keys int, probes string) ([]store.Client, []string, string) {
+	var clients []store.Client
+	switch client {
+	case "both":
+		clients = store.Clients
+	case string(store.ClientMinio), string(store.ClientAWS):
+		clients = []store.Client{store.Client(client)}
+	default:
+		return nil, nil, fmt.Sprintf("--client %q: want minio-go, aws-sdk or both", client)
+	}
+	if keys < 1 {
+		return nil, nil, fmt.Sprintf("--keys %d: want at least 1", keys)
+	}
+	var ids []string
+	if probes != "" {
+		ids = strings.Split(probes, ",")
+		if _, err := certify.Select(ids); err != nil {
+			return nil, nil, "--probes: " + err.Error()
+		}
+	}
+	return clients, ids, ""
 }
 
 // writeCertifyFiles writes the report as text, JSON and HTML into dir.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/certify"
-	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -18,16 +17,9 @@ import (
 // environment: exit 0, the verdict printed, the report files written, the prefix cleaned up,
 // and the secret nowhere in the output or the files.
 func TestCertifyExternal(t *testing.T) {
-	isolateAWS(t)
+	srv := externalMinIO(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--keys", "2", "--out", out)

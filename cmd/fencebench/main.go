@@ -8,6 +8,11 @@
 //	report <results/run-id>           judge a stored run again and rewrite its reports
 //	list                              the shipped scenarios and the protocol variants
 //	smoke                             embedded MinIO round trip through both store adapters
+//
+// Flags may stand anywhere on the command line. SIGINT, SIGTERM and SIGHUP stop the command
+// and clean up (exit 255); a second one abandons the cleanup at once and names what may be
+// left behind. A panic in any goroutine the bench starts is a harness error of its cell (or of
+// the command), never the end of the process.
 package main
 
 import (
@@ -34,8 +39,10 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go watchSignals(sigs, cancel, os.Stderr, os.Exit)
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +21,12 @@ import (
 // signal test exercises the real main (signal handling included).
 func TestMain(m *testing.M) {
 	if os.Getenv("FENCEBENCH_AS_MAIN") == "1" {
+		if os.Getenv("FENCEBENCH_SLOW_CLEANUP") == "1" {
+			beforeCleanup = func() {
+				fmt.Fprintln(os.Stderr, "cleanup paused")
+				time.Sleep(2 * time.Minute)
+			}
+		}
 		os.Args = append([]string{"fencebench"}, strings.Fields(os.Getenv("FENCEBENCH_ARGS"))...)
 		main()
 		return
@@ -83,22 +92,75 @@ func TestValidateAndList(t *testing.T) {
 	}
 }
 
-// TestInterruptStopsEverything sends SIGINT to a running `fencebench run` and checks that it
-// exits with the harness code and leaves no MinIO behind.
+// TestInterruptStopsEverything sends SIGINT, SIGTERM or SIGHUP to a running `fencebench
+// run` and checks that it exits with the harness code, having written run.json, and leaves
+// no MinIO behind.
 func TestInterruptStopsEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts MinIO")
 	}
-	out := t.TempDir()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			cmd, stderr, endpoint := startRun(t, out)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			waitExit(t, cmd, stderr, 40*time.Second)
+			if _, err := os.Stat(filepath.Join(out, "r", "run.json")); err != nil {
+				t.Fatalf("no run.json after %v: %v\n%s", sig, err, stderr.String())
+			}
+			if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
+				c.Close()
+				t.Fatalf("MinIO still answers at %s after fencebench exited", endpoint)
+			}
+		})
+	}
+}
+
+// TestSecondInterruptAbandonsCleanup interrupts a run, then interrupts its cleanup (held up
+// by a test hook): the process ends at once, naming the store's data folder it left.
+func TestSecondInterruptAbandonsCleanup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MinIO")
+	}
+	cmd, stderr, _ := startRun(t, t.TempDir(), "FENCEBENCH_SLOW_CLEANUP=1")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(40 * time.Second)
+	for !strings.Contains(stderr.String(), "cleanup paused") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "stopping and cleaning up") || !strings.Contains(stderr.String(), "cleanup paused") {
+		t.Fatalf("the run did not start its cleanup after SIGINT:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, stderr, 5*time.Second)
+	m := regexp.MustCompile(`may be left behind: the embedded MinIO's data folder (\S+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("the abandoned cleanup does not name the store's data folder:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(m[1]); err != nil {
+		t.Fatalf("the named folder %s does not exist: %v", m[1], err)
+	}
+}
+
+// startRun starts `fencebench run` on a 30s scenario in a child process (its temporary files
+// under a test folder) and returns once the cell runs, with the store's endpoint.
+func startRun(t *testing.T, out string, env ...string) (*exec.Cmd, *syncBuffer, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "FENCEBENCH_AS_MAIN=1",
-		"FENCEBENCH_ARGS=run --out "+out+" --seed 1 ../../runner/testdata/long-steady.yaml")
-	var stderr syncBuffer // written by exec's copying goroutine while the test reads it
-	cmd.Stderr = &stderr
+	cmd.Env = append(os.Environ(), append(env, "FENCEBENCH_AS_MAIN=1", "TMPDIR="+t.TempDir(),
+		"FENCEBENCH_ARGS=run --out "+out+" --run-id r --seed 1 ../../runner/testdata/long-steady.yaml")...)
+	stderr := &syncBuffer{} // written by exec's copying goroutine while the test reads it
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the store is up and the cell runs, then interrupt.
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	endpoint := ""
 	deadline := time.Now().Add(60 * time.Second)
 	for endpoint == "" && time.Now().Before(deadline) {
@@ -114,27 +176,24 @@ func TestInterruptStopsEverything(t *testing.T) {
 		}
 	}
 	if endpoint == "" {
-		cmd.Process.Kill()
 		t.Fatalf("the run never reported its store:\n%s", stderr.String())
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	return cmd, stderr, endpoint
+}
+
+// waitExit waits for the child to exit with the harness code within d.
+func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, d time.Duration) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(40 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("fencebench did not stop within 40s of SIGINT:\n%s", stderr.String())
+	case <-time.After(d):
+		t.Fatalf("fencebench did not stop within %v:\n%s", d, stderr.String())
 	}
 	if code := cmd.ProcessState.ExitCode(); code != exitHarness {
-		t.Fatalf("exit code %d after SIGINT, want %d:\n%s", code, exitHarness, stderr.String())
-	}
-	if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
-		c.Close()
-		t.Fatalf("MinIO still answers at %s after fencebench exited", endpoint)
+		t.Fatalf("exit code %d, want %d:\n%s", code, exitHarness, stderr.String())
 	}
 }
 

@@ -39,11 +39,15 @@ func renderRunReports(dir string, sum *runner.Summary) error {
 // writes inside the given folder only: a run.json naming cells outside it is refused, and the
 // trend page of the folder above is left alone.
 func reportCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
+	dirs, code := positional("report", "<results/run-id>", args, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(dirs) != 1 {
 		fmt.Fprintln(stderr, "usage: fencebench report <results/run-id>")
 		return exitBadInput
 	}
-	sum, err := runner.LoadRun(args[0])
+	sum, err := runner.LoadRun(dirs[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench report: %v\n", err)
 		return exitBadInput

@@ -21,11 +21,17 @@ import (
 // version is the bench version recorded in results.
 var version = "dev"
 
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	// Credentials never reach the output: the run does not print them, and whatever it
+	// prints passes a redactor that knows them anyway, a secret on the command line from the
+	// start (before a flag error could echo it).
+	red := newRedactor(args)
+	stdout, stderr = red.writer(stdout), red.writer(stderr)
+	defer recoverHarness("run", stderr, &code)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed for every scenario (0: the scenario's own, else drawn and printed)")
-	out := fs.String("out", "results", "results folder")
+	out := fs.String("out", "results", "results folder: the run writes <out>/<run-id>/ (a new folder) and <out>/index.html")
 	variant := fs.String("variant", "", "run every scenario with this protocol variant")
 	client := fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
 	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
@@ -34,61 +40,36 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var sf stackFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue. Flags may stand anywhere.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	names, err := parseAnywhere(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
 		}
 		return exitBadInput
 	}
-	if *client != "" && *client != "minio-go" && *client != "aws-sdk" {
-		fmt.Fprintf(stderr, "fencebench run: --client %q: want minio-go or aws-sdk\n", *client)
+	if msg := checkRunFlags(*client, *variant, *matrix); msg != "" {
+		fmt.Fprintf(stderr, "fencebench run: %s\n", msg)
 		return exitBadInput
 	}
-	if *variant != "" {
-		if _, err := fence.LookupVariant(*variant); err != nil {
-			fmt.Fprintf(stderr, "fencebench run: --variant: %v\n", err)
-			return exitBadInput
-		}
-		if *matrix {
-			fmt.Fprintln(stderr, "fencebench run: --variant and --matrix exclude each other")
-			return exitBadInput
-		}
-	}
-	scs, err := scenarios.Resolve(fs.Args(), loadOptions())
+	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput
 	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
 	tty := isTerminal(stderr)
-	// Credentials never reach the output: the run does not print them, and whatever it
-	// prints passes a redactor that knows them anyway.
-	red := &redactor{}
-	stdout, stderr = red.writer(stdout), red.writer(stderr)
-	var logger *slog.Logger
-	if tty && !*verbose {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	} else {
-		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	}
+	logger := runLogger(stderr, tty, *verbose)
 	if *runID == "" {
 		*runID = runner.NewRunID(time.Now())
 	}
-	st, err := sf.open(ctx, *runID, filepath.Join(*out, *runID), logger, red)
-	if err != nil {
-		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
-		if isBadStack(err) {
-			return exitBadInput
-		}
-		return exitHarness
+	dir := filepath.Join(*out, *runID)
+	ctx, sink, st, code := sf.openIn(ctx, "run", *runID, dir, logger, red, stderr)
+	if st == nil {
+		return code
 	}
-	defer st.stop()
+	defer func() { beforeCleanup(); st.stop() }()
 	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
 		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
 		Report: writeReports, Env: st.env, Prefix: st.prefix, Cleanup: st.cleanup}
@@ -103,15 +84,39 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitHarness
 	}
-	if n, err := red.scrubFiles(sum.Dir); err != nil || n > 0 {
+	if n, err := red.scrubFiles(sum.Dir, filepath.Join(*out, trendPage)); err != nil || n > 0 {
 		fmt.Fprintf(stderr, "fencebench run: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
 	}
 	printSummary(stdout, sum)
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "fencebench run: interrupted; everything was stopped")
-		return exitHarness
+	return endCode(ctx, "run", sink, stderr, sum.ExitCode())
+}
+
+// checkRunFlags returns what is wrong with the run's protocol flags, "" when nothing.
+func checkRunFlags(client, variant string, matrix bool) string {
+	if client != "" && client != "minio-go" && client != "aws-sdk" {
+		return fmt.Sprintf("--client %q: want minio-go or aws-sdk", client)
 	}
-	return sum.ExitCode()
+	if variant == "" {
+		return ""
+	}
+	if _, err := fence.LookupVariant(variant); err != nil {
+		return "--variant: " + err.Error()
+	}
+	if matrix {
+		return "--variant and --matrix exclude each other"
+	}
+	return ""
+}
+
+func runLogger(stderr io.Writer, tty, verbose bool) *slog.Logger {
+	if tty && !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
 func printSummary(w io.Writer, sum *runner.Summary) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -13,12 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
 )
@@ -65,15 +64,37 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 
 // openedStack is the store of a run and what to undo afterwards.
 type openedStack struct {
-	env     runner.Env // nil: the runner starts the embedded MinIO itself
+	env     runner.Env
 	prefix  string
 	cleanup bool
-	secrets []string
 	stop    func()
+}
+
+// openIn claims the folder dir for the command's results, then opens the stack. The returned
+// context carries the sink of the goroutines that run outside the cells (the store's). On
+// failure, it prints why and returns a nil stack and the exit code.
+func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *slog.Logger, r *redactor,
+	stderr io.Writer) (context.Context, *guard.Sink, *openedStack, int) {
+	if err := claimRunDir(dir); err != nil {
+		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
+		return ctx, nil, nil, exitBadInput
+	}
+	ctx, sink := guard.New(ctx)
+	st, err := s.open(ctx, runID, dir, log, r)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
+		_ = os.Remove(dir) // only when empty: a folder that never held anything
+		if isBadStack(err) {
+			return ctx, nil, nil, exitBadInput
+		}
+		return ctx, nil, nil, exitHarness
+	}
+	return ctx, sink, st, 0
 }
 
 // open prepares the chosen stack. dir is the run's results folder (for the store's log).
 // A bad flag is errBadStack; a store that cannot be started or reached is any other error.
+// Until stop has run, what the stack would leave behind if the process died is in held.
 func (s *stackFlags) open(ctx context.Context, runID, dir string, log *slog.Logger, r *redactor) (*openedStack, error) {
 	o := &openedStack{prefix: s.prefix, stop: func() {}}
 	if err := runner.ValidateRunID(runID); err != nil {
@@ -97,6 +118,14 @@ func (s *stackFlags) open(ctx context.Context, runID, dir string, log *slog.Logg
 	}
 	switch s.stack {
 	case "local":
+		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
+		if err != nil {
+			return nil, fmt.Errorf("start the embedded MinIO: %w", err)
+		}
+		r.add(srv.SecretKey)
+		release := held.hold("the embedded MinIO's data folder " + srv.DataDir())
+		o.env, o.stop = runner.LocalEnv{Local: srv}, func() { srv.Stop(); release() }
+		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
 		return o, nil
 	case "containers":
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -110,8 +139,8 @@ func (s *stackFlags) open(ctx context.Context, runID, dir string, log *slog.Logg
 			return nil, err
 		}
 		r.add(c.SecretKey)
-		o.secrets = append(o.secrets, c.SecretKey)
-		o.env, o.stop = runner.ContainerEnv{Container: c}, c.Stop
+		release := held.hold("the MinIO container " + c.ID())
+		o.env, o.stop = runner.ContainerEnv{Container: c}, func() { c.Stop(); release() }
 		log.Info("store started", "stack", "containers", "endpoint", c.Endpoint, "image", c.Image, "container", c.ID())
 		return o, nil
 	case "external":
@@ -168,10 +197,10 @@ func (s *stackFlags) openExternal(ctx context.Context, runID string, log *slog.L
 			cfg.AccessKey, cfg.SecretKey, cfg.SessionToken = creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken
 		}
 	}
-	for _, x := range []string{cfg.SecretKey, cfg.SessionToken, cfg.AccessKey} {
-		r.add(x)
-		o.secrets = append(o.secrets, x)
-	}
+	// The access key id is not a secret (and often an ordinary word): only the secret key and
+	// the session token are redacted.
+	r.add(cfg.SecretKey)
+	r.add(cfg.SessionToken)
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
@@ -222,6 +251,9 @@ func (s *stackFlags) openExternal(ctx context.Context, runID string, log *slog.L
 		o.prefix = "fencebench/" + runID + "/"
 	}
 	o.env, o.cleanup = env, !s.keep
+	if o.cleanup {
+		o.stop = held.hold(fmt.Sprintf("the run's objects under s3://%s/%s", cfg.Bucket, o.prefix))
+	}
 	log.Info("store", "stack", "external", "endpoint", env.Info().Endpoint, "bucket", cfg.Bucket, "region", cfg.Region,
 		"path_style", cfg.PathStyle, "prefix", o.prefix, "cleanup", o.cleanup)
 	return o, nil
@@ -274,95 +306,4 @@ func isSecretFlag(name string) bool {
 		}
 	}
 	return false
-}
-
-// redactor replaces credentials in everything the command prints. The run never prints them
-// in the first place; this is the second line of defence.
-type redactor struct {
-	mu      sync.Mutex
-	secrets [][]byte
-}
-
-const redacted = "[REDACTED]"
-
-// minSecret is the shortest string treated as a credential (shorter ones would match
-// ordinary text).
-const minSecret = 8
-
-func (r *redactor) add(s string) {
-	if len(s) < minSecret {
-		return
-	}
-	r.mu.Lock()
-	r.secrets = append(r.secrets, []byte(s))
-	r.mu.Unlock()
-}
-
-func (r *redactor) scrub(b []byte) ([]byte, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, s := range r.secrets {
-		if c := bytes.Count(b, s); c > 0 {
-			n += c
-			b = bytes.ReplaceAll(b, s, []byte(redacted))
-		}
-	}
-	return b, n
-}
-
-// writer wraps w so that credentials never reach it.
-func (r *redactor) writer(w io.Writer) io.Writer { return redactingWriter{r: r, w: w} }
-
-type redactingWriter struct {
-	r *redactor
-	w io.Writer
-}
-
-func (rw redactingWriter) Write(p []byte) (int, error) {
-	b, _ := rw.r.scrub(p)
-	if _, err := rw.w.Write(b); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// scrubFiles rewrites every file under dir (and the files directly in dir's parent, where
-// the trend page lives) that holds a credential, and returns how many occurrences it
-// replaced: zero unless something leaked.
-func (r *redactor) scrubFiles(dir string) (int, error) {
-	total := 0
-	fix := func(path string) error {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		out, n := r.scrub(b)
-		if n == 0 {
-			return nil
-		}
-		total += n
-		return os.WriteFile(path, out, 0o644)
-	}
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		return fix(path)
-	})
-	if err != nil {
-		return total, err
-	}
-	entries, err := os.ReadDir(filepath.Dir(dir))
-	if err != nil {
-		return total, err
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			if err := fix(filepath.Join(filepath.Dir(dir), e.Name())); err != nil {
-				return total, err
-			}
-		}
-	}
-	return total, nil
 }
