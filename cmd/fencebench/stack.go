@@ -75,6 +75,11 @@ type openedStack struct {
 // failure, it prints why and returns a nil stack and the exit code.
 func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *slog.Logger, r *redactor,
 	stderr io.Writer) (context.Context, *guard.Sink, *openedStack, int) {
+	// Names are checked before anything is written: a refused run leaves no folder behind.
+	if err := s.checkNames(runID); err != nil {
+		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
+		return ctx, nil, nil, exitBadInput
+	}
 	if err := claimRunDir(dir); err != nil {
 		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
 		return ctx, nil, nil, exitBadInput
@@ -92,18 +97,26 @@ func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *sl
 	return ctx, sink, st, 0
 }
 
+// checkNames refuses a run id or prefix that is not a safe name (a bad-stack error).
+func (s *stackFlags) checkNames(runID string) error {
+	if err := runner.ValidateRunID(runID); err != nil {
+		return badStack("--run-id: %v", err)
+	}
+	if s.prefix != "" {
+		if err := store.ValidatePrefix(s.prefix); err != nil {
+			return badStack("--prefix: %v", err)
+		}
+	}
+	return nil
+}
+
 // open prepares the chosen stack. dir is the run's results folder (for the store's log).
 // A bad flag is errBadStack; a store that cannot be started or reached is any other error.
 // Until stop has run, what the stack would leave behind if the process died is in held.
 func (s *stackFlags) open(ctx context.Context, runID, dir string, log *slog.Logger, r *redactor) (*openedStack, error) {
 	o := &openedStack{prefix: s.prefix, stop: func() {}}
-	if err := runner.ValidateRunID(runID); err != nil {
-		return nil, badStack("--run-id: %v", err)
-	}
-	if s.prefix != "" {
-		if err := store.ValidatePrefix(s.prefix); err != nil {
-			return nil, badStack("--prefix: %v", err)
-		}
+	if err := s.checkNames(runID); err != nil {
+		return nil, err
 	}
 	if s.stack != "external" {
 		for name, v := range map[string]string{"endpoint": s.endpoint, "region": s.region, "bucket": s.bucket, "profile": s.profile,
