@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
 )
 
 // AbortPoint is where a relocation is made to abort. The strings are the scenario
@@ -146,7 +147,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
-			if opts.MessageDelay > 0 && !sleep(target.life, opts.MessageDelay) {
+			if opts.MessageDelay > 0 && !wait.For(target.life, opts.MessageDelay) {
 				return
 			}
 			err := target.receiveHandoff(h)
@@ -355,16 +356,4 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	w.notify()
 	w.startLoop()
 	return nil
-}
-
-// sleep waits d; false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
