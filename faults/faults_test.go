@@ -67,19 +67,18 @@ func direct(t *testing.T, c store.Client) store.Store {
 }
 
 func byRule(l []history.LedgerEntry, rule string) []history.LedgerEntry {
-	var out []history.LedgerEntry
-	for _, e := range l {
-		if e.Rule == rule {
-			out = append(out, e)
-		}
-	}
-	return out
+	return ledgerWhere(l, func(e history.LedgerEntry) bool { return e.Rule == rule })
 }
 
 func byKey(l []history.LedgerEntry, key string) []history.LedgerEntry {
+	return ledgerWhere(l, func(e history.LedgerEntry) bool { return e.Key == key })
+}
+
+// ledgerWhere keeps the entries of l that match, in order.
+func ledgerWhere(l []history.LedgerEntry, match func(history.LedgerEntry) bool) []history.LedgerEntry {
 	var out []history.LedgerEntry
 	for _, e := range l {
-		if e.Key == key {
+		if match(e) {
 			out = append(out, e)
 		}
 	}
