@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/fencebench/fencebench/store"
 )
@@ -22,17 +20,7 @@ func MakeBucket(ctx context.Context, cfg store.Config) error {
 	if region == "" {
 		region = "us-east-1"
 	}
-	lookup := minio.BucketLookupDNS
-	if cfg.PathStyle {
-		lookup = minio.BucketLookupPath
-	}
-	c, err := minio.New(u.Host, &minio.Options{
-		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
-		Secure:       u.Scheme == "https",
-		Region:       region,
-		BucketLookup: lookup,
-		Transport:    cfg.HTTPClient(30 * time.Second).Transport,
-	})
+	c, err := store.MinioClient(cfg, 0)
 	if err != nil {
 		return fmt.Errorf("compose: client: %w", err)
 	}

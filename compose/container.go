@@ -128,13 +128,8 @@ func StartContainer(ctx context.Context, opts ContainerOptions) (*Container, err
 		c.Bucket = "fencebench"
 	}
 	if c.Image == "" {
-		if bin, err := FindStaticMinIO(); err == nil {
-			if err := EnsureImage(ctx, MinIOImageSpec(bin)); err != nil {
-				return nil, err
-			}
-		} else if !ImageExists(ctx, MinIOImage) {
-			// No binary to build from, and no image built earlier.
-			return nil, fmt.Errorf("compose: image %s: %w", MinIOImage, err)
+		if err := ensureMinIOImage(ctx); err != nil {
+			return nil, err
 		}
 		c.Image = MinIOImage
 	}
@@ -150,27 +145,7 @@ func StartContainer(ctx context.Context, opts ContainerOptions) (*Container, err
 		c.logFile = f
 	}
 	host := ContainerHost()
-	const api = "9000/tcp"
-	customs := []testcontainers.ContainerCustomizer{
-		testcontainers.WithLogger(slogPrintf{logger}),
-		testcontainers.WithExposedPorts(api),
-		testcontainers.WithCmd("server", "/data", "--address", ":9000"),
-		testcontainers.WithEnv(map[string]string{
-			"MINIO_ROOT_USER":     c.AccessKey,
-			"MINIO_ROOT_PASSWORD": c.SecretKey,
-			"MINIO_BROWSER":       "off",
-			"MINIO_UPDATE":        "off",
-			"MINIO_CI_CD":         "1",
-		}),
-		testcontainers.WithLabels(map[string]string{"org.fencebench": "minio"}),
-		testcontainers.WithLogConsumers(c),
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
-		// A local engine: publish on loopback only.
-		customs = append(customs, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.PortBindings = network.PortMap{network.MustParsePort(api): {{HostIP: ip, HostPort: "0"}}}
-		}))
-	}
+	customs := c.customizers(logger, host)
 	ctr, err := testcontainers.Run(ctx, c.Image, customs...)
 	if ctr != nil {
 		c.c = ctr
@@ -183,7 +158,7 @@ func StartContainer(ctx context.Context, opts ContainerOptions) (*Container, err
 		}
 		return nil, fmt.Errorf("compose: start the MinIO container (%s): %w%s", c.Image, err, reaperHint(err))
 	}
-	port, err := ctr.MappedPort(ctx, api)
+	port, err := ctr.MappedPort(ctx, minioAPI)
 	if err != nil {
 		c.Stop()
 		return nil, fmt.Errorf("compose: MinIO container port: %w", err)
@@ -202,6 +177,49 @@ func StartContainer(ctx context.Context, opts ContainerOptions) (*Container, err
 		return nil, err
 	}
 	return c, nil
+}
+
+// minioAPI is the container port MinIO serves its API on.
+const minioAPI = "9000/tcp"
+
+// ensureMinIOImage builds MinIOImage from a static MinIO binary when there is one, and
+// otherwise requires an image built earlier.
+func ensureMinIOImage(ctx context.Context) error {
+	bin, err := FindStaticMinIO()
+	if err == nil {
+		return EnsureImage(ctx, MinIOImageSpec(bin))
+	}
+	if !ImageExists(ctx, MinIOImage) {
+		// No binary to build from, and no image built earlier.
+		return fmt.Errorf("compose: image %s: %w", MinIOImage, err)
+	}
+	return nil
+}
+
+// customizers configure the MinIO container: its command, credentials, labels, log
+// consumer, and for a local engine a port published on loopback only.
+func (c *Container) customizers(logger *slog.Logger, host string) []testcontainers.ContainerCustomizer {
+	customs := []testcontainers.ContainerCustomizer{
+		testcontainers.WithLogger(slogPrintf{logger}),
+		testcontainers.WithExposedPorts(minioAPI),
+		testcontainers.WithCmd("server", "/data", "--address", ":9000"),
+		testcontainers.WithEnv(map[string]string{
+			"MINIO_ROOT_USER":     c.AccessKey,
+			"MINIO_ROOT_PASSWORD": c.SecretKey,
+			"MINIO_BROWSER":       "off",
+			"MINIO_UPDATE":        "off",
+			"MINIO_CI_CD":         "1",
+		}),
+		testcontainers.WithLabels(map[string]string{"org.fencebench": "minio"}),
+		testcontainers.WithLogConsumers(c),
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		// A local engine: publish on loopback only.
+		customs = append(customs, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = network.PortMap{network.MustParsePort(minioAPI): {{HostIP: ip, HostPort: "0"}}}
+		}))
+	}
+	return customs
 }
 
 func reaperHint(err error) string {

@@ -246,23 +246,7 @@ func EnsureImage(ctx context.Context, spec ImageSpec) error {
 		return err
 	}
 	pr, pw := io.Pipe()
-	guard.Go(ctx, "the image build context writer", func() {
-		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))})
-		if err == nil {
-			_, err = tw.Write(df)
-		}
-		if err == nil {
-			err = tw.WriteHeader(&tar.Header{Name: spec.Name, Mode: 0o755, Size: size})
-		}
-		if err == nil {
-			_, err = io.Copy(tw, f)
-		}
-		if err == nil {
-			err = tw.Close()
-		}
-		pw.CloseWithError(err)
-	})
+	guard.Go(ctx, "the image build context writer", func() { writeBuildContext(pw, df, spec.Name, size, f) })
 	res, err := cli.ImageBuild(ctx, pr, client.ImageBuildOptions{Tags: []string{spec.Tag}, Dockerfile: "Dockerfile",
 		Labels: map[string]string{labelSource: digest}, Remove: true, ForceRemove: true})
 	if err != nil {
@@ -270,8 +254,42 @@ func EnsureImage(ctx context.Context, spec ImageSpec) error {
 		return fmt.Errorf("compose: build %s: %w", spec.Tag, err)
 	}
 	defer res.Body.Close()
+	out, err := readBuildOutput(res.Body, spec.Tag)
+	if err != nil {
+		return err
+	}
+	img, err := cli.ImageInspect(ctx, spec.Tag)
+	if err != nil || img.Config == nil || img.Config.Labels[labelSource] != digest {
+		return fmt.Errorf("compose: build %s: the image is missing afterwards (%v)\n%s", spec.Tag, err, out)
+	}
+	return nil
+}
+
+// writeBuildContext writes the image build context, the Dockerfile df and the binary bin
+// (size bytes) as name, to pw as a tar stream, and closes pw with the first error.
+func writeBuildContext(pw *io.PipeWriter, df []byte, name string, size int64, bin io.Reader) {
+	tw := tar.NewWriter(pw)
+	err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))})
+	if err == nil {
+		_, err = tw.Write(df)
+	}
+	if err == nil {
+		err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: size})
+	}
+	if err == nil {
+		_, err = io.Copy(tw, bin)
+	}
+	if err == nil {
+		err = tw.Close()
+	}
+	pw.CloseWithError(err)
+}
+
+// readBuildOutput reads an image build's JSON message stream to its end and returns the
+// build's output; a build error is returned with the output so far.
+func readBuildOutput(body io.Reader, tag string) (string, error) {
 	var out bytes.Buffer
-	dec := json.NewDecoder(res.Body)
+	dec := json.NewDecoder(body)
 	for {
 		var m struct {
 			Stream      string `json:"stream"`
@@ -283,16 +301,12 @@ func EnsureImage(ctx context.Context, spec ImageSpec) error {
 		if err := dec.Decode(&m); err == io.EOF {
 			break
 		} else if err != nil {
-			return fmt.Errorf("compose: build %s: %w", spec.Tag, err)
+			return "", fmt.Errorf("compose: build %s: %w", tag, err)
 		}
 		out.WriteString(m.Stream)
 		if m.Error != "" {
-			return fmt.Errorf("compose: build %s: %s\n%s", spec.Tag, m.Error, out.String())
+			return "", fmt.Errorf("compose: build %s: %s\n%s", tag, m.Error, out.String())
 		}
 	}
-	img, err := cli.ImageInspect(ctx, spec.Tag)
-	if err != nil || img.Config == nil || img.Config.Labels[labelSource] != digest {
-		return fmt.Errorf("compose: build %s: the image is missing afterwards (%v)\n%s", spec.Tag, err, out.String())
-	}
-	return nil
+	return out.String(), nil
 }

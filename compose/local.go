@@ -154,18 +154,9 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compose: find a free port: %w", err)
 	}
-	scheme := "http"
-	var rootCAs *x509.CertPool
-	if opts.CertsDir != "" {
-		pem, err := os.ReadFile(filepath.Join(opts.CertsDir, "public.crt"))
-		if err != nil {
-			return nil, fmt.Errorf("compose: certs dir: %w", err)
-		}
-		rootCAs = x509.NewCertPool()
-		if !rootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("compose: %s holds no PEM certificate", filepath.Join(opts.CertsDir, "public.crt"))
-		}
-		scheme = "https"
+	scheme, rootCAs, err := localTrust(opts.CertsDir)
+	if err != nil {
+		return nil, err
 	}
 	dataDir, err := os.MkdirTemp("", "fencebench-minio-")
 	if err != nil {
@@ -191,24 +182,7 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		os.RemoveAll(dataDir)
 		return nil, fmt.Errorf("compose: log file: %w", err)
 	}
-	args := []string{"server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport)}
-	if opts.CertsDir != "" {
-		args = append(args, "--certs-dir", opts.CertsDir)
-	}
-	cmd := exec.Command(bin, append(args, filepath.Join(dataDir, "data"))...)
-	cmd.Env = append(os.Environ(),
-		"MINIO_ROOT_USER="+l.AccessKey,
-		"MINIO_ROOT_PASSWORD="+l.SecretKey,
-		"MINIO_BROWSER=off",
-		"MINIO_UPDATE=off",
-		"MINIO_CI_CD=1",
-	)
-	cmd.Stdout = l.logFile
-	cmd.Stderr = l.logFile
-	// Own process group so Stop can kill MinIO and anything it spawned; the parent-death
-	// signal kills it if the bench dies without running Stop.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd := l.command(bin, port, cport, opts.CertsDir)
 	if err := cmd.Start(); err != nil {
 		l.logFile.Close()
 		os.RemoveAll(dataDir)
@@ -230,6 +204,47 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// localTrust reads the certificate a TLS server in certsDir presents ("" means plain HTTP)
+// and returns the scheme and the pool that trusts it.
+func localTrust(certsDir string) (string, *x509.CertPool, error) {
+	if certsDir == "" {
+		return "http", nil, nil
+	}
+	pem, err := os.ReadFile(filepath.Join(certsDir, "public.crt"))
+	if err != nil {
+		return "", nil, fmt.Errorf("compose: certs dir: %w", err)
+	}
+	rootCAs := x509.NewCertPool()
+	if !rootCAs.AppendCertsFromPEM(pem) {
+		return "", nil, fmt.Errorf("compose: %s holds no PEM certificate", filepath.Join(certsDir, "public.crt"))
+	}
+	return "https", rootCAs, nil
+}
+
+// command is the MinIO server process: API and console on loopback, the server's
+// credentials, output to the log file, in a process group of its own.
+func (l *Local) command(bin string, port, cport int, certsDir string) *exec.Cmd {
+	args := []string{"server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport)}
+	if certsDir != "" {
+		args = append(args, "--certs-dir", certsDir)
+	}
+	cmd := exec.Command(bin, append(args, filepath.Join(l.dataDir, "data"))...)
+	cmd.Env = append(os.Environ(),
+		"MINIO_ROOT_USER="+l.AccessKey,
+		"MINIO_ROOT_PASSWORD="+l.SecretKey,
+		"MINIO_BROWSER=off",
+		"MINIO_UPDATE=off",
+		"MINIO_CI_CD=1",
+	)
+	cmd.Stdout = l.logFile
+	cmd.Stderr = l.logFile
+	// Own process group so Stop can kill MinIO and anything it spawned; the parent-death
+	// signal kills it if the bench dies without running Stop.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
 }
 
 func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -44,14 +45,7 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return wait.For(ctx, d)
 }
 
 // onSignal fires the event-triggered steps waiting for s. It runs on the emitting writer's
@@ -76,7 +70,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 			continue
 		}
 		cr.background(func() {
-			if a.Delay > 0 && !sleepCtx(ctx, a.Delay) {
+			if a.Delay > 0 && !wait.For(ctx, a.Delay) {
 				return
 			}
 			cr.exec(ctx, st)
@@ -91,21 +85,10 @@ func (cr *cellRun) windowLater(ctx context.Context, st scenarios.Step) {
 		return
 	}
 	cr.background(func() {
-		if sleepCtx(ctx, st.For) {
+		if wait.For(ctx, st.For) {
 			cr.endWindow(st)
 		}
 	})
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func (cr *cellRun) background(fn func()) {

@@ -21,6 +21,17 @@ type minioStore struct {
 // NewMinio returns a Store over github.com/minio/minio-go/v7 with retries off (MaxRetries 1
 // unless cfg.MaxAttempts says otherwise) and single-part uploads.
 func NewMinio(cfg Config) (Store, error) {
+	c, err := MinioClient(cfg, cfg.attempts())
+	if err != nil {
+		return nil, err
+	}
+	return &minioStore{cfg: cfg, bucket: cfg.Bucket, c: c}, nil
+}
+
+// MinioClient returns the minio-go client for cfg: its endpoint, static credentials,
+// transport (dialer and trust), region and bucket addressing. maxRetries is minio-go's
+// MaxRetries; 0 keeps minio-go's default.
+func MinioClient(cfg Config, maxRetries int) (*minio.Client, error) {
 	u, err := url.Parse(cfg.Endpoint)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("store: bad endpoint %q: want a URL like http://host:port", cfg.Endpoint)
@@ -35,12 +46,12 @@ func NewMinio(cfg Config) (Store, error) {
 		Transport:    cfg.transport(),
 		Region:       cfg.region(),
 		BucketLookup: lookup,
-		MaxRetries:   cfg.attempts(),
+		MaxRetries:   maxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: minio-go client: %w", err)
 	}
-	return &minioStore{cfg: cfg, bucket: cfg.Bucket, c: c}, nil
+	return c, nil
 }
 
 func (s *minioStore) classify(op, key string, err error) error {

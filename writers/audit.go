@@ -44,24 +44,11 @@ func (c *Cluster) Audit(ctx context.Context, st store.Store, term int64) (AuditR
 	rs := NewRecordingStore(st, c.cfg.Recorder, AuditorID)
 	sh := c.cfg.Shard
 	if term <= 0 {
-		term = c.MaxTerm()
-		h, found, err := fence.HighestTerm(ctx, rs, sh.TranslogMetadataPrefix())
+		t, err := c.auditTerm(ctx, rs)
 		if err != nil {
-			return res, fmt.Errorf("audit: %w", err)
+			return res, err
 		}
-		if found {
-			term = max(term, h)
-		}
-		es, err := rs.List(ctx, sh.MetadataListPrefix())
-		if err != nil {
-			return res, fmt.Errorf("audit: %w", err)
-		}
-		if len(es) > 0 {
-			if t, _, ok := parseMetadataName(es[0].Key); ok {
-				term = max(term, t)
-			}
-		}
-		term++
+		term = t
 	}
 	res.Term = term
 	c.noteTerm(term)
@@ -94,30 +81,63 @@ func (c *Cluster) Audit(ctx context.Context, st store.Store, term int64) (AuditR
 	}
 	res.RestorePoint = rp
 
+	if err := listFinal(ctx, rs, sh, &res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// auditTerm is the term the auditor takes when none is given: one above the cluster's highest
+// term, the highest fence term and the highest metadata term.
+func (c *Cluster) auditTerm(ctx context.Context, rs store.Store) (int64, error) {
+	sh := c.cfg.Shard
+	term := c.MaxTerm()
+	h, found, err := fence.HighestTerm(ctx, rs, sh.TranslogMetadataPrefix())
+	if err != nil {
+		return 0, fmt.Errorf("audit: %w", err)
+	}
+	if found {
+		term = max(term, h)
+	}
+	es, err := rs.List(ctx, sh.MetadataListPrefix())
+	if err != nil {
+		return 0, fmt.Errorf("audit: %w", err)
+	}
+	if len(es) > 0 {
+		if t, _, ok := parseMetadataName(es[0].Key); ok {
+			term = max(term, t)
+		}
+	}
+	return term + 1, nil
+}
+
+// listFinal lists the fence objects (with bodies), the segment files and the segment
+// reference sets into res.
+func listFinal(ctx context.Context, rs store.Store, sh Shard, res *AuditResult) error {
 	fences, err := rs.List(ctx, sh.FencePrefix())
 	if err != nil {
-		return res, fmt.Errorf("audit: %w", err)
+		return fmt.Errorf("audit: %w", err)
 	}
 	for _, e := range fences {
 		obj, err := rs.Get(ctx, e.Key)
 		if err != nil {
-			return res, fmt.Errorf("audit: %w", err)
+			return fmt.Errorf("audit: %w", err)
 		}
 		res.Fences = append(res.Fences, FenceObject{Key: e.Key, ETag: obj.ETag, Body: string(obj.Body)})
 	}
 	files, err := rs.List(ctx, sh.SegmentDataPrefix())
 	if err != nil {
-		return res, fmt.Errorf("audit: %w", err)
+		return fmt.Errorf("audit: %w", err)
 	}
 	for _, e := range files {
 		res.SegmentFiles = append(res.SegmentFiles, e.Key)
 	}
 	metas, err := rs.List(ctx, sh.SegmentMetadataPrefix())
 	if err != nil {
-		return res, fmt.Errorf("audit: %w", err)
+		return fmt.Errorf("audit: %w", err)
 	}
 	for _, e := range metas {
 		res.SegmentMetadata = append(res.SegmentMetadata, e.Key)
 	}
-	return res, nil
+	return nil
 }

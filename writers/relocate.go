@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
 )
 
 // AbortPoint is where a relocation is made to abort. The strings are the scenario
@@ -96,32 +97,10 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	defer cancel()
 
 	// 1. Block new ops and drain.
-	w.mu.Lock()
-	if w.state != StateActive {
-		st := w.state
-		w.mu.Unlock()
-		return res, fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
+	term, err := w.blockAndDrain(ctx, target)
+	if err != nil {
+		return res, err
 	}
-	w.state = StateRelocating
-	term := w.term
-	w.notify()
-	w.mu.Unlock()
-	if err := w.drain(ctx); err != nil {
-		w.unblock()
-		return res, fmt.Errorf("relocate %s: drain: %w", w.id, err)
-	}
-	w.emit(SigDrained, history.Event{Writer: w.id, Term: term}, 0)
-
-	target.mu.Lock()
-	if target.state != StateStandby {
-		st := target.state
-		target.mu.Unlock()
-		w.unblock()
-		return res, fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
-	}
-	target.state, target.term = StateTarget, term
-	target.notify()
-	target.mu.Unlock()
 
 	// 2. Transfer: the source's last act as owner, uncontested since it is drained.
 	if err := w.transfer(ctx, target); err != nil {
@@ -140,50 +119,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs)}
 	w.mu.Unlock()
 	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
-	held := opts.Abort == AbortBeforeTargetWrites
-	answer := make(chan error, 1)
-	if !opts.LoseMessage && !held {
-		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
-		w.c.bg.Add(1)
-		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
-			if opts.MessageDelay > 0 && !sleep(target.life, opts.MessageDelay) {
-				return
-			}
-			err := target.receiveHandoff(h)
-			if !silent {
-				answer <- err
-			}
-		}, w.c.bg.Done)
-	}
-	var herr error
-	if opts.Abort == AbortAfterTargetAcks {
-		// The answer is lost; the source gives up only after the target has served.
-		if err := w.c.bus.WaitAcked(ctx, target.id, opts.TargetAcks); err != nil {
-			herr = err
-		} else {
-			herr = errors.New("handoff answer lost (the target adopted and acknowledged)")
-		}
-	} else {
-		t := time.NewTimer(opts.AnswerTimeout)
-		select {
-		case herr = <-answer:
-			if herr != nil {
-				herr = fmt.Errorf("target refused the handoff: %w", herr)
-			}
-		case <-t.C:
-			switch {
-			case opts.LoseMessage || held:
-				herr = errors.New("handoff message lost: no answer before the timeout")
-			case opts.LoseAnswer:
-				herr = errors.New("handoff answer lost: no answer before the timeout")
-			default:
-				herr = errors.New("no handoff answer before the timeout")
-			}
-		case <-ctx.Done():
-			herr = ctx.Err()
-		}
-		t.Stop()
-	}
+	herr := w.handOver(ctx, target, h, opts)
 	if herr == nil {
 		ev := sp.End(history.OK, nil)
 		w.setState(StateRelocated)
@@ -197,6 +133,93 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	}
 
 	// 4. Abort: revert with the retained token.
+	return w.abortRelocation(ctx, target, h, opts)
+}
+
+// blockAndDrain blocks new ops on the source, drains it and reserves the target at the
+// source's term. On failure the source serves again and the target is untouched.
+func (w *Writer) blockAndDrain(ctx context.Context, target *Writer) (int64, error) {
+	w.mu.Lock()
+	if w.state != StateActive {
+		st := w.state
+		w.mu.Unlock()
+		return 0, fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
+	}
+	w.state = StateRelocating
+	term := w.term
+	w.notify()
+	w.mu.Unlock()
+	if err := w.drain(ctx); err != nil {
+		w.unblock()
+		return 0, fmt.Errorf("relocate %s: drain: %w", w.id, err)
+	}
+	w.emit(SigDrained, history.Event{Writer: w.id, Term: term}, 0)
+
+	target.mu.Lock()
+	if target.state != StateStandby {
+		st := target.state
+		target.mu.Unlock()
+		w.unblock()
+		return 0, fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
+	}
+	target.state, target.term = StateTarget, term
+	target.notify()
+	target.mu.Unlock()
+	return term, nil
+}
+
+// handOver sends the handoff message to the target (unless it is lost or held) and waits for
+// the answer; nil means the target answered that it took over.
+func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) error {
+	held := opts.Abort == AbortBeforeTargetWrites
+	answer := make(chan error, 1)
+	if !opts.LoseMessage && !held {
+		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
+		w.c.bg.Add(1)
+		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
+			if opts.MessageDelay > 0 && !wait.For(target.life, opts.MessageDelay) {
+				return
+			}
+			err := target.receiveHandoff(h)
+			if !silent {
+				answer <- err
+			}
+		}, w.c.bg.Done)
+	}
+	if opts.Abort == AbortAfterTargetAcks {
+		// The answer is lost; the source gives up only after the target has served.
+		if err := w.c.bus.WaitAcked(ctx, target.id, opts.TargetAcks); err != nil {
+			return err
+		}
+		return errors.New("handoff answer lost (the target adopted and acknowledged)")
+	}
+	t := time.NewTimer(opts.AnswerTimeout)
+	defer t.Stop()
+	select {
+	case err := <-answer:
+		if err != nil {
+			return fmt.Errorf("target refused the handoff: %w", err)
+		}
+		return nil
+	case <-t.C:
+		switch {
+		case opts.LoseMessage || held:
+			return errors.New("handoff message lost: no answer before the timeout")
+		case opts.LoseAnswer:
+			return errors.New("handoff answer lost: no answer before the timeout")
+		default:
+			return errors.New("no handoff answer before the timeout")
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// abortRelocation reverts with the retained token after a failed handoff, returns a target
+// that never heard of the relocation to standby, and delivers a held message late.
+func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) (RelocationResult, error) {
+	var res RelocationResult
+	held := opts.Abort == AbortBeforeTargetWrites
 	resumed, err := w.revert(ctx)
 	if err != nil {
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
@@ -355,16 +378,4 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	w.notify()
 	w.startLoop()
 	return nil
-}
-
-// sleep waits d; false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -357,14 +357,7 @@ func (w *Writer) backoff(ctx context.Context, n int) bool {
 	for i := 1; i < n && d < 16*w.c.cfg.RetryBackoff; i++ {
 		d *= 2
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return wait.For(ctx, d)
 }
 
 // grantBase is the first generation a writer uses after it was granted a lineage whose last

@@ -1,0 +1,84 @@
+package fence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Advance is validate-and-advance, called after the metadata upload and before the ack:
+// claim if the instance holds no token, else write seq+1 with If-Match on the held token. A
+// refused CAS or a vanished key fences; an unknown outcome is resolved by identity and is
+// otherwise retryable. The ack is legitimate only when Advance returns nil.
+func (f *Fence) Advance(ctx context.Context) error {
+	return f.AdvanceAt(ctx, f.Term())
+}
+
+// AdvanceAt is Advance for a caller that names the term it acts at. A term other than the
+// instance's fences it: an instance belongs to one copy at one term and never claims a term
+// it was not built for.
+func (f *Fence) AdvanceAt(ctx context.Context, term int64) error {
+	f.ops.Lock()
+	defer f.ops.Unlock()
+	wasFenced := f.fenced != nil
+	if err := f.stickyFence(); err != nil {
+		return err
+	}
+	if f.transferred {
+		return f.transferredErr("advance")
+	}
+	if term != f.term {
+		if !wasFenced {
+			return f.fence("advance", fmt.Sprintf("asked to act at term %d; this instance is for term %d", term, f.term), nil)
+		}
+		// Reachable only when fenced is not sticky: the forgotten verdict lets the
+		// instance claim a term it was never granted.
+		if term < 0 {
+			return fmt.Errorf("fence: negative term %d", term)
+		}
+		f.smu.Lock()
+		f.term, f.key, f.token, f.seq = term, Key(f.o.Prefix, term), "", 0
+		f.smu.Unlock()
+	}
+	if f.token == "" {
+		return f.claim(ctx)
+	}
+	return f.advance(ctx)
+}
+
+func (f *Fence) advance(ctx context.Context) error {
+	const op = "advance"
+	attempted := f.next(f.seq)
+	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(f.o.AllocationID, attempted), f.token)
+	outcome := f.classify(err)
+	earlier := f.unresolved == attempted
+	f.unresolved = 0
+	switch outcome {
+	case applied:
+		f.setToken(etag, attempted)
+		return nil
+	case refused:
+		if earlier {
+			// The previous attempt at this seq may have landed after all (its answer was lost
+			// and its read-back failed); then this refusal is our own write, not a successor.
+			if rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err); rerr == nil {
+				return nil
+			} else if !errors.Is(rerr, ErrRetryable) {
+				return rerr
+			}
+		}
+		return f.fence(op, "lost the CAS: the key moved past the held token"+f.diagnose(ctx), err)
+	case gone:
+		return f.fence(op, "key gone: the term's key was swept"+f.diagnose(ctx), err)
+	case assumed:
+		return f.assume(ctx, attempted)
+	case harness:
+		return f.harnessErr(op, err)
+	default:
+		rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err)
+		if errors.Is(rerr, ErrRetryable) {
+			f.unresolved = attempted
+		}
+		return rerr
+	}
+}
