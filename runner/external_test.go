@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +16,8 @@ import (
 )
 
 // externalMinIO starts a MinIO of the test's own (it will be killed) and wraps it as an
-// external store.
-func externalMinIO(t *testing.T) (*compose.Local, *ExternalEnv) {
+// external store whose probe reads inside prefix.
+func externalMinIO(t *testing.T, prefix string) (*compose.Local, *env.External) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -23,26 +26,11 @@ func externalMinIO(t *testing.T) (*compose.Local, *ExternalEnv) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	env, err := NewExternalEnv(srv.Config(), "MinIO")
+	env, err := env.NewExternal(srv.Config(), "MinIO", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return srv, env
-}
-
-func TestExternalAliveProbesTheStore(t *testing.T) {
-	srv, env := externalMinIO(t)
-	if !env.Alive() {
-		t.Fatal("a running store must be alive")
-	}
-	srv.Stop()
-	start := time.Now()
-	if env.Alive() {
-		t.Fatal("a killed store must not be alive")
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("Alive took %v on a dead store", d)
-	}
 }
 
 // TestDeadExternalStore: an external store killed during a cell, or between two cells, ends
@@ -55,7 +43,8 @@ func TestDeadExternalStore(t *testing.T) {
 		during bool
 	}{{"during", true}, {"between", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, env := externalMinIO(t)
+			prefix := testenv.Prefix(t)
+			srv, e := externalMinIO(t, prefix)
 			var kill sync.Once
 			killed := make(chan struct{})
 			progress := func(done, total int, cell string, v checker.Verdict) {
@@ -67,13 +56,13 @@ func TestDeadExternalStore(t *testing.T) {
 				}
 			}
 			start := time.Now()
-			sum, err := Run(context.Background(), scs, Options{Out: t.TempDir(), Env: env, Seed: 1, Progress: progress})
+			sum, err := Run(context.Background(), scs, Options{Out: t.TempDir(), Env: e, Prefix: prefix, Seed: 1, Progress: progress})
 			if err != nil {
 				t.Fatal(err)
 			}
 			<-killed
-			if sum.ExitCode() != ExitHarness {
-				t.Errorf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+			if sum.ExitCode() != outcome.ExitHarness {
+				t.Errorf("exit code %d, want %d", sum.ExitCode(), outcome.ExitHarness)
 			}
 			var got []string
 			for _, c := range sum.Cells {
