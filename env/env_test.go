@@ -1,4 +1,4 @@
-package env
+package env_test
 
 import (
 	"context"
@@ -11,30 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
 )
 
-// externalMinIO starts a MinIO of the test's own (it may be killed) and wraps it as an
-// external store whose probe reads inside prefix.
-func externalMinIO(t *testing.T, prefix string) (*compose.Local, *External) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	e, err := NewExternal(srv.Config(), "MinIO", prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, e
-}
-
 func TestExternalAliveProbesTheStore(t *testing.T) {
-	srv, e := externalMinIO(t, testenv.Prefix(t))
+	srv, e := testenv.ExternalMinIO(t, testenv.Prefix(t))
 	if !e.Alive() {
 		t.Fatal("a running store must be alive")
 	}
@@ -70,7 +52,7 @@ func TestExternalProbeStaysInPrefix(t *testing.T) {
 	cfg := srv.Config()
 	cfg.Endpoint = proxy.URL
 	prefix := testenv.Prefix(t)
-	e, err := NewExternal(cfg, "MinIO", prefix)
+	e, err := env.NewExternal(cfg, "MinIO", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/outcome"
 	"strings"
@@ -11,27 +10,8 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
-	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/scenarios"
 )
-
-// externalMinIO starts a MinIO of the test's own (it will be killed) and wraps it as an
-// external store whose probe reads inside prefix.
-func externalMinIO(t *testing.T, prefix string) (*compose.Local, *env.External) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	env, err := env.NewExternal(srv.Config(), "MinIO", prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, env
-}
 
 // TestDeadExternalStore: an external store killed during a cell, or between two cells, ends
 // the run with verdict error and exit 255 naming the unreachable store, never fail; the
@@ -44,7 +24,7 @@ func TestDeadExternalStore(t *testing.T) {
 	}{{"during", true}, {"between", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := testenv.Prefix(t)
-			srv, e := externalMinIO(t, prefix)
+			srv, e := testenv.ExternalMinIO(t, prefix)
 			var kill sync.Once
 			killed := make(chan struct{})
 			progress := func(done, total int, cell string, v checker.Verdict) {
