@@ -15,6 +15,7 @@ import (
 	"github.com/fencebench/fencebench/internal/guard"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
+	"github.com/fencebench/fencebench/store"
 )
 
 // stackFlags parse the flags that choose and describe the store a run talks to.
@@ -44,11 +45,16 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.CreateBucket, "create-bucket", false, "external: create the bucket when it does not exist")
 }
 
-// openIn claims the folder dir for the command's results, then opens the stack. The returned
-// context carries the sink of the goroutines that run outside the cells (the store's). On
-// failure, it prints why and returns a nil stack and the exit code.
+// openIn checks the run's names, claims the folder dir for the command's results, then opens
+// the stack. The returned context carries the sink of the goroutines that run outside the
+// cells (the store's). On failure, it prints why and returns a nil stack and the exit code;
+// a run id or prefix that is not a safe name is refused before anything is written.
 func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *slog.Logger, r *redactor,
 	stderr io.Writer) (context.Context, *guard.Sink, *env.Opened, int) {
+	if err := checkNames(runID, s.Prefix); err != nil {
+		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
+		return ctx, nil, nil, outcome.ExitBadInput
+	}
 	if err := claimRunDir(dir); err != nil {
 		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
 		return ctx, nil, nil, outcome.ExitBadInput
@@ -68,9 +74,23 @@ func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *sl
 	return ctx, sink, st, 0
 }
 
-func openStack(ctx context.Context, o env.Options, runID, dir string, log *slog.Logger) (*env.Opened, error) {
+// checkNames refuses a run id or a prefix that is not a safe name.
+func checkNames(runID, prefix string) error {
 	if err := runner.ValidateRunID(runID); err != nil {
-		return nil, fmt.Errorf("--run-id: %w", err)
+		return fmt.Errorf("--run-id: %w", err)
+	}
+	if prefix == "" {
+		return nil
+	}
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return fmt.Errorf("--prefix: %w", err)
+	}
+	return nil
+}
+
+func openStack(ctx context.Context, o env.Options, runID, dir string, log *slog.Logger) (*env.Opened, error) {
+	if err := checkNames(runID, o.Prefix); err != nil {
+		return nil, outcome.BadInput(err)
 	}
 	return env.Open(ctx, o, runID, dir, log)
 }
