@@ -51,11 +51,14 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 // a run id or prefix that is not a safe name is refused before anything is written.
 func (s *stackFlags) openIn(ctx context.Context, cmd, runID, dir string, log *slog.Logger, r *redactor,
 	stderr io.Writer) (context.Context, *guard.Sink, *env.Opened, int) {
-	if err := checkNames(runID, s.Prefix); err != nil {
-		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
-		return ctx, nil, nil, outcome.ExitBadInput
+	err := refuseUsedDir(dir)
+	if err == nil {
+		err = checkNames(runID, s.Prefix)
 	}
-	if err := claimRunDir(dir); err != nil {
+	if err == nil {
+		err = claimRunDir(dir)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "fencebench %s: %v\n", cmd, err)
 		return ctx, nil, nil, outcome.ExitBadInput
 	}
