@@ -75,10 +75,11 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 		}
 	}
 	if o.Stack != "external" {
-		for name, v := range map[string]string{"endpoint": o.Endpoint, "region": o.Region, "bucket": o.Bucket, "profile": o.Profile,
-			"access-key": o.AccessKey, "secret-key": o.SecretKey, "ca-file": o.CAFile} {
-			if v != "" {
-				return nil, badf("--%s applies to --stack external only", name)
+		// In the order of the flags, so the message names the same one every time.
+		for _, f := range [][2]string{{"endpoint", o.Endpoint}, {"region", o.Region}, {"bucket", o.Bucket}, {"profile", o.Profile},
+			{"access-key", o.AccessKey}, {"secret-key", o.SecretKey}, {"ca-file", o.CAFile}} {
+			if f[1] != "" {
+				return nil, badf("--%s applies to --stack external only", f[0])
 			}
 		}
 	}
