@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -56,7 +58,7 @@ const (
 // Options configure a certification run.
 type Options struct {
 	// Store describes the certified store in the report (no credentials).
-	Store StoreInfo
+	Store store.Info
 	// Clients are the store adapters to certify; nil means every adapter ([store.Clients]).
 	// Every probe runs once per client.
 	Clients []store.Client
@@ -119,7 +121,7 @@ type Result struct {
 // Report is the outcome of a certification run.
 type Report struct {
 	// Store describes the store certified, without credentials.
-	Store StoreInfo `json:"store"`
+	Store store.Info `json:"store"`
 	// Prefix is the key prefix the run confined itself to.
 	Prefix string `json:"prefix"`
 	// Clients, Keys, Racers and Writers are the run's options after defaults.
@@ -152,6 +154,19 @@ func (r *Report) HardFailures() []Result {
 	return out
 }
 
+// ExitCode is the exit code of the report's verdict: pass when certified, fail when a HARD
+// probe failed, harness error when one could not be judged.
+func (r *Report) ExitCode() int {
+	switch r.Verdict {
+	case Certified:
+		return outcome.ExitPass
+	case NotCertified:
+		return outcome.ExitFail
+	default:
+		return outcome.ExitHarness
+	}
+}
+
 // Counts tallies the results by verdict.
 func (r *Report) Counts() map[Verdict]int {
 	m := map[Verdict]int{}
@@ -178,28 +193,10 @@ func (r *Report) judge() {
 	}
 }
 
-// StoreInfo identifies the certified store in the report, without credentials. It has the
-// fields of the runner's description, so an environment's Info converts to it directly.
-type StoreInfo struct {
-	Stack    string `json:"stack"`
-	Endpoint string `json:"endpoint"`
-	Server   string `json:"server"`
-	Bucket   string `json:"bucket"`
-}
-
-// Env is the store to certify, as the bench's environments provide it: how clients reach the
-// bucket, the host:port fault paths forward to, and whether it is still up. Options.Store
-// describes it in the report.
-type Env interface {
-	Config() store.Config
-	Upstream() string
-	Alive() bool
-}
-
 // Run certifies the store of env. It returns an error only when the run could not start (the
 // store is unreachable, the prefix is not fresh, the options are invalid); everything the
 // probes found is in the report.
-func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
+func Run(ctx context.Context, e env.Env, opts Options) (*Report, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
@@ -211,7 +208,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cfg := env.Config()
+	cfg := e.Config()
 	admin, err := store.New(store.ClientMinio, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("certify: store client: %w", err)
@@ -225,7 +222,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 	for _, c := range opts.Clients {
 		rep.Clients = append(rep.Clients, string(c))
 	}
-	b := &bench{env: env, cfg: cfg, opts: opts, log: log}
+	b := &bench{env: e, cfg: cfg, opts: opts, log: log}
 	for _, c := range opts.Clients {
 		for _, p := range probes {
 			var res Result
@@ -233,7 +230,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Report, error) {
 			case ctx.Err() != nil:
 				res = p.result(c)
 				res.Verdict, res.Observed = Error, "not run: interrupted ("+context.Cause(ctx).Error()+")"
-			case !env.Alive():
+			case !e.Alive():
 				res = p.result(c)
 				res.Verdict, res.Observed = Error, "not run: the store died"
 			default:
@@ -303,7 +300,7 @@ func (o *Options) normalize() error {
 
 // bench is what every probe of a run shares.
 type bench struct {
-	env  Env
+	env  env.Env
 	cfg  store.Config
 	opts Options
 	log  *slog.Logger

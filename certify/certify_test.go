@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
-	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func minioEnv(t *testing.T) runner.Env { return runner.LocalEnv{Local: testenv.MinIO(t)} }
+func minioEnv(t *testing.T) env.Env { return env.Local{Local: testenv.MinIO(t)} }
 
 func find(t *testing.T, rep *Report, id string, c store.Client) Result {
 	t.Helper()
@@ -292,7 +292,7 @@ func TestChainModel(t *testing.T) {
 
 // TestHTMLEscapes: the HTML page escapes what the store answered.
 func TestHTMLEscapes(t *testing.T) {
-	rep := &Report{Store: StoreInfo{Server: "S3 <b>", Endpoint: "http://x"}, Prefix: "p/", Clients: []string{"minio-go"},
+	rep := &Report{Store: store.Info{Server: "S3 <b>", Endpoint: "http://x"}, Prefix: "p/", Clients: []string{"minio-go"},
 		Results: []Result{{ID: "A1", Class: Hard, Verdict: Fail, Client: "minio-go", Observed: `<script>alert(1)</script>`,
 			Details: []string{"<img src=x>"}}}}
 	rep.judge()

@@ -1,8 +1,8 @@
 // Package certify decides whether an S3-compatible object store can carry a fencing protocol
 // at all. It runs a battery of probes of the store's conditional-write semantics (the probes
 // of §6 of the object-store design notes that need only one endpoint) through the same store
-// adapters, the same environments (an [Env], which every environment of the runner satisfies) and the same per-writer fault paths the bench
-// uses, and returns a [Report] with one [Result] per probe and store client.
+// adapters, the same environments (an env.Env, opened by env.Open as for a run) and the
+// same per-writer fault paths the bench uses, and returns a [Report] with one [Result] per probe and store client.
 //
 // Every probe has a class, taken from the design notes:
 //
@@ -28,7 +28,7 @@
 //     is reported as [Error], never as a pass, and a definite violation is never hidden by a
 //     later error.
 //   - Reports ([Report.WriteText], [Report.WriteJSON], [Report.WriteHTML]) hold only the
-//     store's description ([StoreInfo]), the run's options and what the probes
+//     store's description (a store.Info), the run's options and what the probes
 //     observed (statuses, error codes, ETags, keys under the prefix); credentials never enter
 //     them, and URLs quoted from transport errors lose their query strings.
 //

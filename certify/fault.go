@@ -3,23 +3,12 @@ package certify
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
-	"net/url"
 
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/store"
 )
-
-// upstreamTLS is how a fault path reaches an HTTPS store: verified with the environment's
-// trust under the endpoint's host name. nil for plain HTTP.
-func upstreamTLS(cfg store.Config) *tls.Config {
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || u.Scheme != "https" {
-		return nil
-	}
-	return &tls.Config{RootCAs: cfg.RootCAs, ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
-}
 
 // lost is a create whose response a fault path dropped: the body sent and the client's answer.
 type lost struct {
@@ -73,7 +62,7 @@ func (t *trial) readBack(ctx context.Context, key string, b []byte) (own, ok boo
 func probeF24(ctx context.Context, t *trial) {
 	fb, err := faults.New(faults.Options{Upstream: t.env.Upstream(), Bucket: t.cfg.Bucket, Prefix: t.base,
 		AccessKey: t.cfg.AccessKey, SecretKey: t.cfg.SecretKey, SessionToken: t.cfg.SessionToken,
-		UpstreamTLS: upstreamTLS(t.cfg), Logger: t.log})
+		UpstreamTLS: env.UpstreamTLS(t.cfg), Logger: t.log})
 	if err != nil {
 		t.errorf("fault paths: %v", err)
 		return

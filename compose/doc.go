@@ -18,9 +18,10 @@
 //
 // External: any S3 endpoint the bench does not manage (a MinIO cluster, AWS S3, another
 // S3-compatible store). This package only creates its bucket when asked ([MakeBucket]); the
-// guarantees are the runner's: the run works inside a fresh key prefix that it refuses when
-// it already holds objects, never touches a key outside it, deletes only what it created
-// (unless told to keep it) and never prints or stores the credentials.
+// environment (package env) and the runner keep the guarantees: the run works inside a fresh
+// key prefix that it refuses when it already holds objects, never touches a key outside it,
+// deletes only what it created (unless told to keep it) and never prints or stores the
+// credentials.
 //
 // A panic in a goroutine of the package (the process watcher, the image build) is reported
 // to the guard.Sink of the context it was started with, never the end of the process.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // bigCell is a 30-second run of three writers with n events: client ops, syncs with their
 // store calls, CAS and acks, segment work, flapping faults, L7 rule firings, a takeover at
 // 15s and a counterexample.
-func bigCell(n int) Cell {
+func bigCell(n int) *outcome.CellResult {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var l eventLog
 	var ledger []history.LedgerEntry
@@ -77,7 +78,7 @@ func bigCell(n int) Cell {
 	res := checker.Result{Verdict: checker.Fail, Raw: checker.Fail, Events: len(l.ev), Invariants: []checker.InvariantResult{
 		{Name: checker.NoAckedWriteLoss, Status: checker.Fail, Counterexample: ce, Narrative: "lost"},
 	}}
-	return Cell{ID: "big", Scenario: "big", Variant: "correct", Verdict: checker.Fail, Result: res, Events: l.ev, Ledger: ledger}
+	return &outcome.CellResult{ID: "big", Scenario: "big", Variant: "correct", Verdict: checker.Fail, Result: res, Events: l.ev, Ledger: ledger}
 }
 
 func BenchmarkCellPage100k(b *testing.B) {

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"errors"
+	"github.com/fencebench/fencebench/outcome"
 	"net/url"
 	"os"
 	"os/exec"
@@ -200,7 +201,7 @@ func TestBrowser(t *testing.T) {
 
 	// A long run stays legible: 30k events over 30 seconds.
 	big := bigCell(30_000)
-	if err := Write(filepath.Join(root, "run-big"), Run{ID: "run-big", Cells: []Cell{big}}); err != nil {
+	if err := Write(filepath.Join(root, "run-big"), &outcome.Summary{RunID: "run-big", Cells: []*outcome.CellResult{big}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(bctx,

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,7 +73,7 @@ type lostRow struct {
 	AfterAdopt bool   `json:"after_adopt,omitempty"`
 }
 
-func invariantRows(c *Cell, ix map[int64]*history.Event, lx map[int64]*history.LedgerEntry, first *history.Event) []invariantRow {
+func invariantRows(c *outcome.CellResult, ix map[int64]*history.Event, lx map[int64]*history.LedgerEntry, first *history.Event) []invariantRow {
 	var out []invariantRow
 	for _, ir := range c.Result.Invariants {
 		st := verdictOf(ir.Status)

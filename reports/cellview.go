@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"strings"
 
 	"github.com/fencebench/fencebench/checker"
@@ -58,7 +59,7 @@ type cellView struct {
 }
 
 // buildCellView computes the data of a cell page. runID names the run for the page header.
-func buildCellView(runID string, c Cell) cellView {
+func buildCellView(runID string, c *outcome.CellResult) cellView {
 	res := c.Result
 	v := cellView{
 		RunID:       runID,
@@ -70,7 +71,7 @@ func buildCellView(runID string, c Cell) cellView {
 		Violates:    c.Violates,
 		Client:      c.Client,
 		Seed:        fmtSeed(c.Seed),
-		Verdict:     cellBadge(&c),
+		Verdict:     cellBadge(c),
 		Raw:         string(res.Raw),
 		Reasons:     res.Reasons,
 		Error:       joinErr(c.Error, res.Error),
@@ -82,8 +83,8 @@ func buildCellView(runID string, c Cell) cellView {
 		Rerun:       c.Rerun,
 	}
 	v.Verdict.Title = ""
-	v.Expectation = expectation(&c)
-	v.Banner = cellBanner(&c, v.Verdict)
+	v.Expectation = expectation(c)
+	v.Banner = cellBanner(c, v.Verdict)
 
 	ix := indexEvents(c.Events)
 	lx := indexLedger(c.Ledger)
@@ -92,7 +93,7 @@ func buildCellView(runID string, c Cell) cellView {
 		v.FirstViolation = fmt.Sprintf("event #%d, %s by %s at %s", first.ID, first.Kind, orDash(first.Writer), fmtAt(first.Invoke))
 	}
 	v.Timeline = buildTimeline(c.Events, c.Ledger, res, first)
-	v.Invariants = invariantRows(&c, ix, lx, first)
+	v.Invariants = invariantRows(c, ix, lx, first)
 	for i, l := range res.Lost {
 		if i == maxLostRows {
 			v.LostMore = len(res.Lost) - i
@@ -133,7 +134,7 @@ func orDash(s string) string {
 	return s
 }
 
-func expectation(c *Cell) string {
+func expectation(c *outcome.CellResult) string {
 	switch {
 	case c.Kill && len(c.Violates) > 0:
 		return fmt.Sprintf("broken variant %s must be killed: %s must fail (other failures are reported, not required)", c.Variant, strings.Join(c.Violates, ", "))
@@ -146,7 +147,7 @@ func expectation(c *Cell) string {
 	}
 }
 
-func cellBanner(c *Cell, b badge) banner {
+func cellBanner(c *outcome.CellResult, b badge) banner {
 	v := verdictOf(c.Verdict)
 	text := map[checker.Verdict]string{
 		checker.Pass:         "PASSED",

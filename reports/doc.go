@@ -12,8 +12,9 @@
 //     escaped for its context: pages are rendered with html/template from templates embedded
 //     in the binary, and nothing untrusted is ever marked as safe HTML. JUnit XML is written
 //     with encoding/xml.
-//   - Pages are built in two steps: a plain view model ([Run] to index data, [Cell] to cell
-//     page data) and a rendering of it, so what a page shows can be tested as data.
+//   - Pages are built in two steps: a plain view model (an outcome.Summary to index data, an
+//     outcome.CellResult to cell page data) and a rendering of it, so what a page shows can
+//     be tested as data. [Write] takes the run exactly as the runner recorded it.
 //   - A cell page stays legible and small for long runs: frequent events (store calls, acks,
 //     CAS outcomes, client ops) are aggregated per time slice and writer; rare protocol steps
 //     and every counterexample event keep an individual mark, and the first violation carries
@@ -23,6 +24,6 @@
 //   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
 //     page from the summaries alone, so old runs stay readable after the bench changes.
 //
-// The package reads [history] events and ledger entries and [checker] result types only; it
-// never runs a scenario, touches a store or judges a history itself.
+// The package reads [outcome] results, [history] events and ledger entries and [checker]
+// result types only; it never runs a scenario, touches a store or judges a history itself.
 package reports

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/store"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
@@ -32,7 +34,7 @@ func (l *eventLog) add(e history.Event) int64 {
 
 // takeoverCell is a correct-protocol cell in which a is partitioned, b takes over at a higher
 // term, and a zombie ack by a is lost: NoAckedWriteLoss and MutualExclusion fail.
-func takeoverCell() Cell {
+func takeoverCell() *outcome.CellResult {
 	var l eventLog
 	op := int64(0)
 	submit := func(w string, at time.Duration) int64 {
@@ -122,7 +124,7 @@ func takeoverCell() Cell {
 		Events:    len(l.ev),
 		Narrative: "a kept acknowledging after b claimed term 6; op 9 is lost",
 	}
-	return Cell{
+	return &outcome.CellResult{
 		ID:          "partitioned-primary",
 		Scenario:    "partitioned-primary",
 		Description: "Primary a loses its path to the store while it keeps taking client writes; b is promoted at term 6.",
@@ -140,7 +142,7 @@ func takeoverCell() Cell {
 }
 
 // simpleCell is a cell with a short history and a hand-made result.
-func simpleCell(id, scenario, variant string, kill bool, violates []string, verdict checker.Verdict, failed []string, reasons ...string) Cell {
+func simpleCell(id, scenario, variant string, kill bool, violates []string, verdict checker.Verdict, failed []string, reasons ...string) *outcome.CellResult {
 	var l eventLog
 	l.add(history.Event{Invoke: 0, Complete: ms(5), Writer: "a", Kind: history.Claim, Key: fenceA, Term: 1, Token: "t0"})
 	l.add(history.Event{Invoke: ms(6), Writer: "a", Kind: history.Op, Ops: []int64{1}})
@@ -162,7 +164,7 @@ func simpleCell(id, scenario, variant string, kill bool, violates []string, verd
 		}
 		res.Invariants = append(res.Invariants, ir)
 	}
-	c := Cell{
+	c := &outcome.CellResult{
 		ID: id, Scenario: scenario, Variant: variant, Kill: kill, Violates: violates, Seed: 7, Client: "aws-sdk",
 		Verdict: verdict, Result: res, Duration: 900 * time.Millisecond,
 		Rerun:  fmt.Sprintf("fencebench run --scenario %s --variant %s --seed 7", scenario, variant),
@@ -178,15 +180,16 @@ func simpleCell(id, scenario, variant string, kill bool, violates []string, verd
 // synthRun is a run with a failing correct cell (with takeover, fault window and
 // counterexample), a killed and a surviving kill cell, a passing, an inconclusive and an
 // errored cell.
-func synthRun() Run {
-	return Run{
-		ID:           "20260102-030405-abc",
-		Started:      time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Duration:     42 * time.Second,
-		BenchVersion: "v0.1.0-test",
-		Command:      "fencebench run --matrix --results results",
-		Store:        StoreInfo{Endpoint: "http://127.0.0.1:9000", Server: "MinIO RELEASE.2025-01-01", Stack: "local", Bucket: "fencebench", Prefix: "run-abc/"},
-		Cells: []Cell{
+func synthRun() *outcome.Summary {
+	return &outcome.Summary{
+		RunID:    "20260102-030405-abc",
+		Started:  time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Duration: 42 * time.Second,
+		Version:  "v0.1.0-test",
+		Command:  "fencebench run --matrix --results results",
+		Store:    store.Info{Endpoint: "http://127.0.0.1:9000", Server: "MinIO RELEASE.2025-01-01", Stack: "local", Bucket: "fencebench"},
+		Prefix:   "run-abc/",
+		Cells: []*outcome.CellResult{
 			takeoverCell(),
 			simpleCell("partitioned-primary--no-sweep", "partitioned-primary", "no-sweep", true, []string{checker.NoAckedWriteLoss},
 				checker.Pass, []string{checker.NoAckedWriteLoss}),

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"time"
 
@@ -65,18 +66,18 @@ type junitSkipped struct {
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // buildJUnit renders the run as JUnit XML.
-func buildJUnit(run Run) ([]byte, error) {
+func buildJUnit(run *outcome.Summary) ([]byte, error) {
 	suite := junitSuite{
 		Name: "fencebench",
-		ID:   run.ID,
+		ID:   run.RunID,
 		Time: secs(run.Duration),
 	}
 	if !run.Started.IsZero() {
 		suite.Timestamp = run.Started.UTC().Format("2006-01-02T15:04:05")
 	}
-	store := run.Store.redacted()
+	store := storeOf(run)
 	for _, p := range [][2]string{
-		{"run", run.ID}, {"bench_version", run.BenchVersion}, {"command", run.Command},
+		{"run", run.RunID}, {"bench_version", run.Version}, {"command", run.Command},
 		{"store.endpoint", store.Endpoint}, {"store.server", store.Server}, {"store.stack", store.Stack},
 		{"store.bucket", store.Bucket}, {"store.prefix", store.Prefix},
 	} {
@@ -85,7 +86,7 @@ func buildJUnit(run Run) ([]byte, error) {
 		}
 	}
 	for i := range run.Cells {
-		c := &run.Cells[i]
+		c := run.Cells[i]
 		tc := junitCase{Name: c.ID, Classname: c.Scenario, Time: secs(c.Duration)}
 		b := cellBadge(c)
 		var out strings.Builder
@@ -124,7 +125,7 @@ func buildJUnit(run Run) ([]byte, error) {
 		suite.Tests++
 		suite.Cases = append(suite.Cases, tc)
 	}
-	doc := junitSuites{Name: "fencebench " + run.ID, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
+	doc := junitSuites{Name: "fencebench " + run.RunID, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
 		Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -142,7 +143,7 @@ func firstLine(lines []string, fallback string) string {
 
 // problemText is the body of a failure or error: the reasons, the narrative, the failing
 // invariants with their own narratives, and the rerun command.
-func problemText(c *Cell) string {
+func problemText(c *outcome.CellResult) string {
 	var b strings.Builder
 	if e := joinErr(c.Error, c.Result.Error); e != "" {
 		fmt.Fprintf(&b, "error: %s\n", e)

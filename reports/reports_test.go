@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"github.com/fencebench/fencebench/outcome"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,8 +76,8 @@ func golden(t *testing.T, name string, v any) {
 func TestViewGolden(t *testing.T) {
 	run := synthRun()
 	golden(t, "index", buildView(run))
-	golden(t, "cell-takeover", buildCellView(run.ID, run.Cells[0]))
-	golden(t, "cell-survived", buildCellView(run.ID, run.Cells[2]))
+	golden(t, "cell-takeover", buildCellView(run.RunID, run.Cells[0]))
+	golden(t, "cell-survived", buildCellView(run.RunID, run.Cells[2]))
 }
 
 // TestViewContent pins down what the golden files should show, so that an -update cannot
@@ -111,7 +112,7 @@ func TestViewContent(t *testing.T) {
 		t.Errorf("href: got %s", pp.Main[0].Href)
 	}
 
-	c := buildCellView(run.ID, run.Cells[0])
+	c := buildCellView(run.RunID, run.Cells[0])
 	tl := c.Timeline
 	var lanes []string
 	for _, l := range tl.Lanes {
@@ -217,7 +218,7 @@ func TestAckLatencyPercentiles(t *testing.T) {
 	}
 }
 
-func writeRun(t *testing.T, dir string, run Run) {
+func writeRun(t *testing.T, dir string, run *outcome.Summary) {
 	t.Helper()
 	if err := Write(dir, run); err != nil {
 		t.Fatal(err)
@@ -308,9 +309,9 @@ const (
 )
 
 // xssRun puts markup everywhere untrusted text can reach a page.
-func xssRun() Run {
+func xssRun() *outcome.Summary {
 	run := synthRun()
-	c := &run.Cells[0]
+	c := run.Cells[0]
 	c.Description = "desc " + xssImg
 	c.Result.Narrative = "narrative " + xssScript
 	c.Result.Reasons = append(c.Result.Reasons, "reason "+xssScript)
@@ -526,10 +527,10 @@ func TestSummaryRoundTrip(t *testing.T) {
 func TestTrendShowsChangedVerdict(t *testing.T) {
 	root := t.TempDir()
 	older := synthRun()
-	older.ID = "run-1"
+	older.RunID = "run-1"
 	older.Started = time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
 	newer := synthRun()
-	newer.ID = "run-2"
+	newer.RunID = "run-2"
 	newer.Started = older.Started.Add(24 * time.Hour)
 	older.Cells[3].Verdict = checker.Pass // steady-state: pass, then fail
 	newer.Cells[3].Verdict = checker.Fail

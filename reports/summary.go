@@ -3,6 +3,8 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/store"
 	"os"
 	"time"
 
@@ -28,7 +30,7 @@ type Summary struct {
 	// Command is the command line that produced the run.
 	Command string `json:"command,omitempty"`
 	// Store identifies the object store, with user information redacted.
-	Store StoreInfo `json:"store"`
+	Store store.Info `json:"store"`
 	// Verdict is the worst cell verdict (pass < inconclusive < fail < error).
 	Verdict checker.Verdict `json:"verdict"`
 	// Totals counts cells by verdict.
@@ -110,20 +112,20 @@ func verdictRank(v checker.Verdict) int {
 }
 
 // summarize builds the summary.json content of a run.
-func summarize(run Run) Summary {
+func summarize(run *outcome.Summary) Summary {
 	s := Summary{
 		Format:       SummaryFormat,
-		ID:           run.ID,
+		ID:           run.RunID,
 		Started:      run.Started,
 		Duration:     run.Duration,
-		BenchVersion: run.BenchVersion,
+		BenchVersion: run.Version,
 		Command:      run.Command,
-		Store:        run.Store.redacted(),
+		Store:        storeOf(run),
 		Verdict:      checker.Pass,
 		Cells:        []SummaryCell{},
 	}
 	for i := range run.Cells {
-		c := &run.Cells[i]
+		c := run.Cells[i]
 		v := verdictOf(c.Verdict)
 		if verdictRank(v) > verdictRank(s.Verdict) {
 			s.Verdict = v

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"net/url"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ func verdictOf(v checker.Verdict) checker.Verdict {
 // cellBadge is the label of a cell's final verdict. A kill cell reads killed / SURVIVED /
 // inconclusive / error; a fail in which some invariant outside the variant's expected ones
 // failed reads "wrong kill", because the checker caught the variant for the wrong reason.
-func cellBadge(c *Cell) badge {
+func cellBadge(c *outcome.CellResult) badge {
 	return verdictBadge(c.Verdict, c.Kill, wrongKill(c.Violates, failedInvariants(c.Result)), c.Result.Reasons, c.Error)
 }
 

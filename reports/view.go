@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/store"
 	"slices"
 	"strings"
 	"time"
@@ -11,14 +13,14 @@ import (
 
 // indexView is the data behind a run's index.html.
 type indexView struct {
-	RunID        string    `json:"run_id"`
-	Started      string    `json:"started"`
-	Duration     string    `json:"duration"`
-	BenchVersion string    `json:"bench_version"`
-	Command      string    `json:"command"`
-	Store        StoreInfo `json:"store"`
-	Banner       banner    `json:"banner"`
-	Totals       totals    `json:"totals"`
+	RunID        string     `json:"run_id"`
+	Started      string     `json:"started"`
+	Duration     string     `json:"duration"`
+	BenchVersion string     `json:"bench_version"`
+	Command      string     `json:"command"`
+	Store        store.Info `json:"store"`
+	Banner       banner     `json:"banner"`
+	Totals       totals     `json:"totals"`
 	// Variants are the kill-matrix columns: every broken variant some scenario must kill.
 	Variants []string      `json:"variants"`
 	Rows     []scenarioRow `json:"rows"`
@@ -75,14 +77,14 @@ type cellRow struct {
 }
 
 // buildView computes the index data of a run.
-func buildView(run Run) indexView {
+func buildView(run *outcome.Summary) indexView {
 	v := indexView{
-		RunID:        run.ID,
+		RunID:        run.RunID,
 		Started:      fmtWall(run.Started),
 		Duration:     fmtDur(run.Duration),
-		BenchVersion: run.BenchVersion,
+		BenchVersion: run.Version,
 		Command:      run.Command,
-		Store:        run.Store.redacted(),
+		Store:        storeOf(run),
 	}
 	v.Variants = killVariants(run.Cells)
 	col := map[string]int{}
@@ -95,7 +97,7 @@ func buildView(run Run) indexView {
 	var bad []badge
 	var inconclusive []badge
 	for i := range run.Cells {
-		c := &run.Cells[i]
+		c := run.Cells[i]
 		b := cellBadge(c)
 		b.Href = cellHref(c.ID)
 		verdict := verdictOf(c.Verdict)
@@ -195,7 +197,7 @@ func fmtWall(t time.Time) string {
 }
 
 // killVariants lists the broken variants of the kill matrix, sorted.
-func killVariants(cells []Cell) []string {
+func killVariants(cells []*outcome.CellResult) []string {
 	variantSet := map[string]bool{}
 	for i := range cells {
 		if cells[i].Kill {
@@ -212,7 +214,7 @@ func killVariants(cells []Cell) []string {
 
 // toCellRow is a cell's line in the table of all cells; its reason is the first of the
 // verdict's reasons, or the harness error.
-func toCellRow(c *Cell, b badge) cellRow {
+func toCellRow(c *outcome.CellResult, b badge) cellRow {
 	reason := c.Error
 	if len(c.Result.Reasons) > 0 {
 		reason = c.Result.Reasons[0]
@@ -238,7 +240,7 @@ func toCellRow(c *Cell, b badge) cellRow {
 }
 
 // add counts cell c, whose verdict is verdict.
-func (t *totals) add(c *Cell, verdict checker.Verdict) {
+func (t *totals) add(c *outcome.CellResult, verdict checker.Verdict) {
 	t.Cells++
 	t.Acked += c.Result.Acked
 	t.Events += len(c.Events)

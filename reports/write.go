@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"github.com/fencebench/fencebench/outcome"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ var pages = template.Must(template.New("reports").Funcs(template.FuncMap{
 // Write writes the report of run into dir: dir/index.html, dir/<cell.ID>/report.html for
 // every cell, dir/junit.xml and dir/summary.json. Cell IDs must be unique single path
 // elements. Files are replaced atomically, so a reader never sees a half-written page.
-func Write(dir string, run Run) error {
+func Write(dir string, run *outcome.Summary) error {
 	seen := map[string]bool{}
 	for i := range run.Cells {
 		id := run.Cells[i].ID
@@ -42,7 +43,7 @@ func Write(dir string, run Run) error {
 		if err := os.MkdirAll(cd, 0o755); err != nil {
 			return fmt.Errorf("reports: %w", err)
 		}
-		page, err := renderCell(run.ID, c)
+		page, err := renderCell(run.RunID, c)
 		if err != nil {
 			return fmt.Errorf("reports: cell %s: %w", c.ID, err)
 		}
@@ -71,13 +72,13 @@ func Write(dir string, run Run) error {
 	return writeFile(filepath.Join(dir, "summary.json"), append(sum, '\n'))
 }
 
-func renderIndex(run Run) ([]byte, error) {
+func renderIndex(run *outcome.Summary) ([]byte, error) {
 	var buf bytes.Buffer
 	err := pages.ExecuteTemplate(&buf, "index.html.tmpl", buildView(run))
 	return buf.Bytes(), err
 }
 
-func renderCell(runID string, c Cell) ([]byte, error) {
+func renderCell(runID string, c *outcome.CellResult) ([]byte, error) {
 	var buf bytes.Buffer
 	err := pages.ExecuteTemplate(&buf, "cell.html.tmpl", buildCellView(runID, c))
 	return buf.Bytes(), err

@@ -16,54 +16,20 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/writers"
 )
 
-// CellResult is everything a cell produced.
-type CellResult struct {
-	ID          string          `json:"id"`
-	Scenario    string          `json:"scenario"`
-	Description string          `json:"description,omitempty"`
-	Source      string          `json:"source,omitempty"`
-	Variant     string          `json:"variant"`
-	Kill        bool            `json:"kill,omitempty"`
-	Violates    []string        `json:"violates,omitempty"`
-	Seed        uint64          `json:"seed"`
-	Client      string          `json:"client"`
-	Verdict     checker.Verdict `json:"verdict"`
-	Result      checker.Result  `json:"result"`
-	Error       string          `json:"error,omitempty"`
-	Probe       string          `json:"probe,omitempty"`
-	Started     time.Time       `json:"started"`
-	Duration    time.Duration   `json:"duration"`
-	Dir         string          `json:"dir"`
-	Rerun       string          `json:"rerun"`
-	Schedule    []string        `json:"schedule,omitempty"`
-	Files       []string        `json:"files,omitempty"`
-
-	// Input is what the checker judged, less the events and the ledger (persisted beside
-	// them), so a stored run can be judged again by a newer checker.
-	Input *StoredInput `json:"input,omitempty"`
-
-	Events []history.Event       `json:"-"`
-	Ledger []history.LedgerEntry `json:"-"`
-}
-
-// StoredInput is the part of a checker.Input that is not the history or the ledger.
-type StoredInput struct {
-	Final  checker.Final  `json:"final"`
-	Expect checker.Expect `json:"expect"`
-}
-
 // Rejudge judges a stored cell again with the current checker: res must hold the events and
 // ledger read back from its folder. A cell that ended in a harness error stays an error.
-func Rejudge(res *CellResult) {
+func Rejudge(res *outcome.CellResult) {
 	if res.Input == nil || res.Verdict == checker.Error && res.Error != "" {
 		return
 	}
@@ -73,7 +39,7 @@ func Rejudge(res *CellResult) {
 
 type runner struct {
 	opts Options
-	env  Env
+	env  env.Env
 	dir  string
 	log  *slog.Logger
 	ca   *faults.CA // signs the fault paths' certificates when the store speaks HTTPS
@@ -86,9 +52,9 @@ type runner struct {
 // deadline, as it would against a real store.
 const storeTimeout = 2 * time.Second
 
-func (r *runner) cell(ctx context.Context, c Cell) (res *CellResult) {
+func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
 	sc := c.Scenario
-	res = &CellResult{ID: c.ID(), Scenario: sc.Name, Description: sc.Description, Source: sc.Source,
+	res = &outcome.CellResult{ID: c.ID(), Scenario: sc.Name, Description: sc.Description, Source: sc.Source,
 		Variant: c.Variant, Kill: c.Kill != nil, Seed: c.Seed, Started: time.Now()}
 	if c.Kill != nil {
 		res.Violates = c.Kill.Violates
@@ -149,7 +115,7 @@ func (r *runner) rerun(c Cell, client string) string {
 type cellRun struct {
 	r   *runner
 	c   Cell
-	res *CellResult
+	res *outcome.CellResult
 	log *slog.Logger
 
 	guard   *guard.Sink // the cell's goroutines report their panics here
@@ -246,7 +212,7 @@ func (cr *cellRun) start() (writers.Shard, error) {
 	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
 	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
 		Clock: cr.rec.Now, Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
-		SessionToken: cfg.SessionToken, UpstreamTLS: upstreamTLS(cfg), CA: cr.r.ca, Guard: cr.guard})
+		SessionToken: cfg.SessionToken, UpstreamTLS: env.UpstreamTLS(cfg), CA: cr.r.ca, Guard: cr.guard})
 	if err != nil {
 		return writers.Shard{}, harnessf("fault paths: %v", err)
 	}
@@ -323,7 +289,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 		return harnessf("%v", harness)
 	}
 	in := checker.Input{Events: cr.res.Events, Ledger: cr.res.Ledger, Final: finalState(audit), Expect: cr.expect()}
-	cr.res.Input = &StoredInput{Final: in.Final, Expect: in.Expect}
+	cr.res.Input = &outcome.StoredInput{Final: in.Final, Expect: in.Expect}
 	cr.res.Result = checker.Check(in)
 	cr.res.Verdict = cr.res.Result.Verdict
 	return nil

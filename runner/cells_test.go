@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/fencebench/fencebench/env"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestCatalogueCell(t *testing.T) {
 	for _, s := range catalogue(t) {
 		t.Run(s.Name, func(t *testing.T) {
 			srv := testenv.MinIO(t)
-			opts := Options{Out: t.TempDir(), Matrix: true, Env: LocalEnv{srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true}
+			opts := Options{Out: t.TempDir(), Matrix: true, Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true}
 			sum, err := Run(context.Background(), []*scenarios.Scenario{s}, opts)
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func TestContainersStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop()
-	env := ContainerEnv{c}
+	env := env.Container{Container: c}
 	if info := env.Info(); info.Stack != "containers" || !strings.Contains(info.Server, compose.MinIOImage) {
 		t.Fatalf("info %+v", info)
 	}
@@ -53,7 +55,7 @@ func TestContainersStack(t *testing.T) {
 		}
 		return out
 	}
-	report := func(sum *Summary) string {
+	report := func(sum *outcome.Summary) string {
 		var b strings.Builder
 		for _, c := range sum.Cells {
 			fmt.Fprintf(&b, "\n  %s: %s %s %v (%s)", c.ID, c.Verdict, c.Error, c.Result.Reasons, c.Rerun)
@@ -66,7 +68,7 @@ func TestContainersStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Cells) != 3 || sum.ExitCode() != ExitPass {
+	if len(sum.Cells) != 3 || sum.ExitCode() != outcome.ExitPass {
 		t.Fatalf("the correct protocol on the containers stack:%s", report(sum))
 	}
 	sum, err = Run(ctx, pick("lost-cas-response"), Options{Out: t.TempDir(), Env: env, Seed: 11, RunID: "kill",

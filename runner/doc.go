@@ -1,5 +1,7 @@
 // Package runner is fencebench's composition root: the only package that wires scenarios,
-// the store environment, fault paths, writers, the checker and the reports together.
+// the store environment (package env), fault paths, writers, the checker and the reports
+// together. It records a run as outcome values, persists them, and renders the reports
+// itself ([Options.NoReports] skips them); [Rereport] judges a stored run again.
 //
 // For every cell of a run (a scenario with the correct protocol, and with each broken variant
 // it must kill when the kill matrix is on) it guarantees:
@@ -18,12 +20,13 @@
 //     heals alone, the writer's other faults stay, and its start and end are recorded there;
 //   - the run works inside a prefix it claims (store.ClaimPrefix): a prefix that holds
 //     objects, or whose parent or sub-prefix another run claims, is refused before the run
-//     writes anything; a run id or prefix that is not a safe name is refused as ErrBadInput;
+//     writes anything; a run id or prefix that is not a safe name is refused as outcome.ErrBadInput;
 //   - a store that stops answering, found before a cell or while it runs (checked every
-//     second; an external store is probed with a read), ends that cell with verdict error
-//     and stops the run: an unreachable store always wins over a safety verdict;
-//   - LoadRun and SaveRun never touch anything outside the run folder they are given: a
-//     stored cell id that is not one safe folder name directly inside it is refused;
+//     second; an external store is probed with a read of the run's claim marker), ends that
+//     cell with verdict error and stops the run: an unreachable store always wins over a
+//     safety verdict;
+//   - LoadRun, SaveRun and Rereport never touch anything outside the run folder they are
+//     given: a stored cell id that is not one safe folder name directly inside it is refused;
 //   - a panic in any goroutine of a cell (writers, traffic, fault paths, scheduled steps) is
 //     recovered into the cell's guard.Sink, ends the cell at once and makes it a harness
 //     error naming the goroutine; the process and the other cells go on;

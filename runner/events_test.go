@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/fencebench/fencebench/env"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func faultEvents(t *testing.T, yaml string, seed uint64) (*scenarios.Scenario, [
 	}
 	srv := testenv.MinIO(t)
 	sum, err := Run(context.Background(), []*scenarios.Scenario{s},
-		Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: testenv.Prefix(t), Seed: seed, Cleanup: true})
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: seed, Cleanup: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,48 +2,16 @@ package runner
 
 import (
 	"context"
+	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
-	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/scenarios"
 )
-
-// externalMinIO starts a MinIO of the test's own (it will be killed) and wraps it as an
-// external store.
-func externalMinIO(t *testing.T) (*compose.Local, *ExternalEnv) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	env, err := NewExternalEnv(srv.Config(), "MinIO")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, env
-}
-
-func TestExternalAliveProbesTheStore(t *testing.T) {
-	srv, env := externalMinIO(t)
-	if !env.Alive() {
-		t.Fatal("a running store must be alive")
-	}
-	srv.Stop()
-	start := time.Now()
-	if env.Alive() {
-		t.Fatal("a killed store must not be alive")
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("Alive took %v on a dead store", d)
-	}
-}
 
 // TestDeadExternalStore: an external store killed during a cell, or between two cells, ends
 // the run with verdict error and exit 255 naming the unreachable store, never fail; the
@@ -55,7 +23,8 @@ func TestDeadExternalStore(t *testing.T) {
 		during bool
 	}{{"during", true}, {"between", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, env := externalMinIO(t)
+			prefix := testenv.Prefix(t)
+			srv, e := testenv.ExternalMinIO(t, prefix)
 			var kill sync.Once
 			killed := make(chan struct{})
 			progress := func(done, total int, cell string, v checker.Verdict) {
@@ -67,13 +36,13 @@ func TestDeadExternalStore(t *testing.T) {
 				}
 			}
 			start := time.Now()
-			sum, err := Run(context.Background(), scs, Options{Out: t.TempDir(), Env: env, Seed: 1, Progress: progress})
+			sum, err := Run(context.Background(), scs, Options{Out: t.TempDir(), Env: e, Prefix: prefix, Seed: 1, Progress: progress})
 			if err != nil {
 				t.Fatal(err)
 			}
 			<-killed
-			if sum.ExitCode() != ExitHarness {
-				t.Errorf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+			if sum.ExitCode() != outcome.ExitHarness {
+				t.Errorf("exit code %d, want %d", sum.ExitCode(), outcome.ExitHarness)
 			}
 			var got []string
 			for _, c := range sum.Cells {

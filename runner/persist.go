@@ -13,11 +13,12 @@ import (
 	"strconv"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // persist writes a cell's artefacts: scenario.yaml, seed, history.jsonl, ledger.jsonl,
 // result.json and the slice of the store's log written during the cell.
-func (r *runner) persist(c Cell, res *CellResult, logStart int64) error {
+func (r *runner) persist(c Cell, res *outcome.CellResult, logStart int64) error {
 	if err := os.MkdirAll(res.Dir, 0o755); err != nil {
 		return fmt.Errorf("persist %s: %w", res.Dir, err)
 	}
@@ -93,9 +94,9 @@ func writeJSON(path string, v any) error {
 // LoadRun reads a run folder written by Run back into a Summary, with every cell's events and
 // ledger, so it can be judged and reported again. Every cell id must be one safe path
 // component naming a real folder (not a symbolic link) directly inside dir, or no folder at
-// all; anything else is refused with ErrBadInput before anything is read from the cells.
-func LoadRun(dir string) (*Summary, error) {
-	var sum Summary
+// all; anything else is refused with outcome.ErrBadInput before anything is read from the cells.
+func LoadRun(dir string) (*outcome.Summary, error) {
+	var sum outcome.Summary
 	if err := readJSON(filepath.Join(dir, "run.json"), &sum); err != nil {
 		return nil, fmt.Errorf("%s is not a fencebench run folder: %w", dir, err)
 	}
@@ -103,11 +104,11 @@ func LoadRun(dir string) (*Summary, error) {
 	present := make([]bool, len(sum.Cells))
 	for i, c := range sum.Cells {
 		if c == nil {
-			return nil, fmt.Errorf("%w: %s: run.json: cell %d is empty", ErrBadInput, dir, i)
+			return nil, fmt.Errorf("%w: %s: run.json: cell %d is empty", outcome.ErrBadInput, dir, i)
 		}
 		ok, err := cellFolder(dir, c.ID)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: run.json: cell %d: %v", ErrBadInput, dir, i, err)
+			return nil, fmt.Errorf("%w: %s: run.json: cell %d: %v", outcome.ErrBadInput, dir, i, err)
 		}
 		present[i] = ok
 		// Where a cell lives follows from its id alone; a stored path is never trusted.
@@ -126,7 +127,7 @@ func LoadRun(dir string) (*Summary, error) {
 			continue
 		}
 		if res.ID != c.ID {
-			return nil, fmt.Errorf("%w: %s: result.json names cell %q", ErrBadInput, c.ID, res.ID)
+			return nil, fmt.Errorf("%w: %s: result.json names cell %q", outcome.ErrBadInput, c.ID, res.ID)
 		}
 		sum.Cells[i] = res
 	}
@@ -155,8 +156,8 @@ func cellFolder(dir, id string) (bool, error) {
 
 // loadCell reads a cell folder's result.json, history and ledger; nil when it has no
 // result.json.
-func loadCell(cdir string) (*CellResult, error) {
-	var res CellResult
+func loadCell(cdir string) (*outcome.CellResult, error) {
+	var res outcome.CellResult
 	if err := readJSON(filepath.Join(cdir, "result.json"), &res); err != nil {
 		return nil, nil
 	}
@@ -180,17 +181,17 @@ func loadCell(cdir string) (*CellResult, error) {
 
 // SaveRun rewrites run.json and every cell's result.json after a new judgement. Every cell's
 // folder is checked first: it must be sum.Dir/<cell id> with a safe id and not a symbolic
-// link; otherwise nothing is written and the error wraps ErrBadInput.
-func SaveRun(sum *Summary) error {
+// link; otherwise nothing is written and the error wraps outcome.ErrBadInput.
+func SaveRun(sum *outcome.Summary) error {
 	for i, c := range sum.Cells {
 		if c == nil || c.Dir == "" {
 			continue
 		}
 		if filepath.Clean(c.Dir) != filepath.Join(sum.Dir, c.ID) {
-			return fmt.Errorf("%w: cell %d: folder %q is not %s", ErrBadInput, i, c.Dir, filepath.Join(sum.Dir, c.ID))
+			return fmt.Errorf("%w: cell %d: folder %q is not %s", outcome.ErrBadInput, i, c.Dir, filepath.Join(sum.Dir, c.ID))
 		}
 		if ok, err := cellFolder(sum.Dir, c.ID); err != nil || !ok {
-			return fmt.Errorf("%w: cell %d: %v", ErrBadInput, i, cmp.Or(err, fs.ErrNotExist))
+			return fmt.Errorf("%w: cell %d: %v", outcome.ErrBadInput, i, cmp.Or(err, fs.ErrNotExist))
 		}
 	}
 	for _, c := range sum.Cells {

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"github.com/fencebench/fencebench/outcome"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestHostileRunJSON(t *testing.T) {
 					return
 				}
 			}
-			if !errors.Is(err, ErrBadInput) {
+			if !errors.Is(err, outcome.ErrBadInput) {
 				t.Fatalf("got %v, want bad input", err)
 			}
 			if after := tree(t, root); !slices.Equal(before, after) {
@@ -108,12 +109,12 @@ func TestHostileRunJSON(t *testing.T) {
 // refused before any file is written, the legitimate cells' included.
 func TestSaveRunChecksEveryFolderFirst(t *testing.T) {
 	root, run := hostileRun(t, `[]`)
-	sum := &Summary{RunID: "run", Dir: run, Cells: []*CellResult{
+	sum := &outcome.Summary{RunID: "run", Dir: run, Cells: []*outcome.CellResult{
 		{ID: "real", Dir: filepath.Join(run, "real")},
 		{ID: "victim", Dir: filepath.Join(root, "victim")},
 	}}
 	before := tree(t, root)
-	if err := SaveRun(sum); !errors.Is(err, ErrBadInput) {
+	if err := SaveRun(sum); !errors.Is(err, outcome.ErrBadInput) {
 		t.Fatalf("got %v, want bad input", err)
 	}
 	if after := tree(t, root); !slices.Equal(before, after) {
@@ -123,7 +124,7 @@ func TestSaveRunChecksEveryFolderFirst(t *testing.T) {
 	if err := SaveRun(sum); err != nil {
 		t.Fatal(err)
 	}
-	var back CellResult
+	var back outcome.CellResult
 	if b, err := os.ReadFile(filepath.Join(run, "real", "result.json")); err != nil || json.Unmarshal(b, &back) != nil || back.ID != "real" {
 		t.Fatalf("the legitimate cell's result.json: %s, %v", b, err)
 	}

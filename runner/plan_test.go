@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"math"
 	"strings"
 	"testing"
@@ -133,7 +135,7 @@ func TestUnboundedCellIsAHarnessError(t *testing.T) {
 		s.Steps = []scenarios.Step{flapStep(0, 0, time.Microsecond, time.Microsecond)}
 	})
 	sum, err := Run(context.Background(), []*scenarios.Scenario{fast, flap},
-		Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true})
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func TestUnboundedCellIsAHarnessError(t *testing.T) {
 			t.Errorf("%s: verdict %s (%s), want a harness error naming the bound", c.ID, c.Verdict, c.Error)
 		}
 	}
-	if sum.ExitCode() != ExitHarness {
-		t.Fatalf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+	if sum.ExitCode() != outcome.ExitHarness {
+		t.Fatalf("exit code %d, want %d", sum.ExitCode(), outcome.ExitHarness)
 	}
 }

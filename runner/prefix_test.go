@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,19 +31,19 @@ func quick(t *testing.T, name, d string) *scenarios.Scenario {
 	return s
 }
 
-type outcome struct {
-	sum *Summary
+type runEnd struct {
+	sum *outcome.Summary
 	err error
 }
 
 // startRun runs sc under prefix with cleanup on the shared MinIO, in the background.
-func startRun(t *testing.T, sc *scenarios.Scenario, prefix string) <-chan outcome {
+func startRun(t *testing.T, sc *scenarios.Scenario, prefix string) <-chan runEnd {
 	t.Helper()
-	env, out := LocalEnv{testenv.MinIO(t)}, t.TempDir()
-	ch := make(chan outcome, 1)
+	env, out := env.Local{Local: testenv.MinIO(t)}, t.TempDir()
+	ch := make(chan runEnd, 1)
 	go func() {
 		sum, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, Env: env, Prefix: prefix, Cleanup: true})
-		ch <- outcome{sum, err}
+		ch <- runEnd{sum, err}
 	}()
 	return ch
 }
@@ -61,7 +63,7 @@ func waitForKey(t *testing.T, st store.Store, key string) {
 	}
 }
 
-func passed(t *testing.T, o outcome, what string) {
+func passed(t *testing.T, o runEnd, what string) {
 	t.Helper()
 	if o.err != nil {
 		t.Fatalf("%s: %v", what, o.err)
@@ -125,19 +127,19 @@ func TestNestedRunsConcurrently(t *testing.T) {
 // TestBadRunIDsAndPrefixes: a run id that is not one safe path component and a prefix that
 // is not a plain key path are refused as bad input before anything is written.
 func TestBadRunIDsAndPrefixes(t *testing.T) {
-	env := LocalEnv{testenv.MinIO(t)}
+	env := env.Local{Local: testenv.MinIO(t)}
 	sc := quick(t, "never", "300ms")
 	out := filepath.Join(t.TempDir(), "results")
 	ok := testenv.Prefix(t)
 	for _, id := range []string{"..", ".", "../x", "a/b", `a\b`, "x\n", "a b", "/abs", strings.Repeat("x", 129)} {
 		_, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, RunID: id, Env: env, Prefix: ok})
-		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "run id") {
+		if !errors.Is(err, outcome.ErrBadInput) || !strings.Contains(err.Error(), "run id") {
 			t.Errorf("run id %q: got %v, want bad input", id, err)
 		}
 	}
 	for _, p := range []string{"../", "a//", ".", "..", "./", "a/./b/", "a/../", "/abs/", "noslash", `a\b/`, "a\x01/"} {
 		_, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, RunID: "r", Env: env, Prefix: p})
-		if !errors.Is(err, ErrBadInput) || !errors.Is(err, store.ErrBadPrefix) {
+		if !errors.Is(err, outcome.ErrBadInput) || !errors.Is(err, store.ErrBadPrefix) {
 			t.Errorf("prefix %q: got %v, want bad input", p, err)
 		}
 	}

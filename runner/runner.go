@@ -11,38 +11,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 )
-
-// Env is the object store a run talks to.
-type Env interface {
-	// Config is how clients reach the bucket (credentials included; never printed).
-	Config() store.Config
-	// Upstream is the host:port the fault paths forward to.
-	Upstream() string
-	// Info describes the store for reports, without credentials.
-	Info() StoreInfo
-	// LogPath is the store's log file, "" when there is none.
-	LogPath() string
-	// Alive reports whether the store is still up and answering; a store that died or became
-	// unreachable is a harness error.
-	Alive() bool
-}
-
-// StoreInfo identifies the store in reports.
-type StoreInfo struct {
-	Stack    string `json:"stack"`
-	Endpoint string `json:"endpoint"`
-	Server   string `json:"server"`
-	Bucket   string `json:"bucket"`
-}
 
 // Options configure a run.
 type Options struct {
@@ -60,7 +38,7 @@ type Options struct {
 	// Matrix adds, per scenario, a cell for every variant it declares it kills.
 	Matrix bool
 	// Env is the store; nil starts an embedded MinIO for the run and stops it afterwards.
-	Env Env
+	Env env.Env
 	// Logger receives structured progress records; nil discards them.
 	Logger *slog.Logger
 	// Progress, when set, is called as cells start and finish.
@@ -71,8 +49,9 @@ type Options struct {
 	BenchVersion string
 	// CellTimeout bounds one cell beyond its scenario duration; 0 means 60s.
 	CellTimeout time.Duration
-	// Report, when set, renders the reports after every cell and at the end.
-	Report func(dir string, s *Summary) error
+	// NoReports skips the HTML pages, junit.xml, summary.json and the trend page: the run
+	// writes run.json and the cells' folders only.
+	NoReports bool
 	// Prefix is the key prefix the run confines itself to, ending in "/" (see
 	// store.ValidatePrefix); "" means "<RunID>/". The run claims it with a marker object
 	// (store.ClaimPrefix) and refuses to start when the prefix already holds objects or a
@@ -81,56 +60,6 @@ type Options struct {
 	// Cleanup deletes every object under Prefix when the run ends (an external store), the
 	// claim's marker last; otherwise the objects and the marker stay for inspection.
 	Cleanup bool
-}
-
-// Summary is the outcome of a run.
-type Summary struct {
-	RunID    string        `json:"run_id"`
-	Dir      string        `json:"dir"`
-	Started  time.Time     `json:"started"`
-	Duration time.Duration `json:"duration"`
-	Store    StoreInfo     `json:"store"`
-	Prefix   string        `json:"prefix"`
-	Command  string        `json:"command,omitempty"`
-	Version  string        `json:"version,omitempty"`
-	Cells    []*CellResult `json:"cells"`
-}
-
-// Exit codes of the fencebench command.
-const (
-	ExitPass         = 0
-	ExitFail         = 1
-	ExitInconclusive = 2
-	ExitBadInput     = 254
-	ExitHarness      = 255
-)
-
-// ExitCode maps the run to the process exit code: a harness error anywhere wins, then a
-// failed cell (an invariant failed, or a variant survived), then an inconclusive one.
-func (s *Summary) ExitCode() int {
-	worst := ExitPass
-	for _, c := range s.Cells {
-		switch c.Verdict {
-		case checker.Error:
-			return ExitHarness
-		case checker.Fail:
-			worst = ExitFail
-		case checker.Inconclusive:
-			if worst == ExitPass {
-				worst = ExitInconclusive
-			}
-		}
-	}
-	return worst
-}
-
-// Counts tallies the cells by verdict.
-func (s *Summary) Counts() map[checker.Verdict]int {
-	m := map[checker.Verdict]int{}
-	for _, c := range s.Cells {
-		m[c.Verdict]++
-	}
-	return m
 }
 
 // DrawSeed returns a random non-zero seed.
@@ -146,9 +75,9 @@ func DrawSeed() uint64 {
 
 // Run executes every cell of scs and persists everything under Out/<RunID>/. It returns an
 // error only when the run could not start at all (no store, results folder not writable, the
-// prefix claimed by another run; a bad run id or prefix wraps ErrBadInput); per-cell problems
+// prefix claimed by another run; a bad run id or prefix wraps outcome.ErrBadInput); per-cell problems
 // are in the cells' verdicts.
-func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary, error) {
+func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome.Summary, error) {
 	if opts.Out == "" {
 		opts.Out = "results"
 	}
@@ -163,7 +92,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		return nil, err
 	}
 	if err := store.ValidatePrefix(opts.Prefix); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		return nil, fmt.Errorf("%w: %w", outcome.ErrBadInput, err)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -173,17 +102,17 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runner: results folder: %w", err)
 	}
-	env := opts.Env
-	if env == nil {
+	e := opts.Env
+	if e == nil {
 		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
 		if err != nil {
 			return nil, fmt.Errorf("runner: start the embedded MinIO: %w", err)
 		}
 		defer srv.Stop()
-		env = LocalEnv{srv}
+		e = env.Local{Local: srv}
 		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
 	}
-	admin, err := store.New(store.ClientMinio, env.Config())
+	admin, err := store.New(store.ClientMinio, e.Config())
 	if err != nil {
 		return nil, fmt.Errorf("runner: store client: %w", err)
 	}
@@ -195,10 +124,10 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 		defer release(ctx, claim, log)
 	}
 	cells := Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed)
-	sum := &Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: env.Info(), Prefix: opts.Prefix,
+	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
 		Command: opts.Command, Version: opts.BenchVersion}
-	r := &runner{opts: opts, env: env, dir: dir, log: log}
-	if upstreamTLS(env.Config()) != nil {
+	r := &runner{opts: opts, env: e, dir: dir, log: log}
+	if env.UpstreamTLS(e.Config()) != nil {
 		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists
 		// only in this process, for this run.
 		if r.ca, err = faults.NewCA(); err != nil {
@@ -210,8 +139,8 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
 		return sum, err
 	}
-	if opts.Report != nil {
-		if err := opts.Report(dir, sum); err != nil {
+	if !opts.NoReports {
+		if err := writeReports(dir, sum); err != nil {
 			return sum, fmt.Errorf("runner: reports: %w", err)
 		}
 	}
@@ -220,11 +149,11 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*Summary
 
 // cells runs the cells in order into sum. A cell that cannot start (the run was interrupted,
 // the store became unreachable) is recorded as an error without running.
-func (r *runner) cells(ctx context.Context, cells []Cell, sum *Summary) {
+func (r *runner) cells(ctx context.Context, cells []Cell, sum *outcome.Summary) {
 	opts, log := r.opts, r.log
 	for i, c := range cells {
 		if r.storeDown == "" && ctx.Err() == nil {
-			pctx, cancel := context.WithTimeout(ctx, probeTries*(probeTimeout+probePause))
+			pctx, cancel := context.WithTimeout(ctx, env.ProbeBudget)
 			if err := r.checkStore(pctx); err != nil && ctx.Err() == nil {
 				r.storeDown = err.Error()
 				log.Error("the store is unreachable; stopping the run", "err", err, "log", r.env.LogPath())
@@ -239,7 +168,7 @@ func (r *runner) cells(ctx context.Context, cells []Cell, sum *Summary) {
 			notRun = "not run: " + r.storeDown
 		}
 		if notRun != "" {
-			res := &CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
+			res := &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
 				Verdict: checker.Error, Error: notRun}
 			sum.Cells = append(sum.Cells, res)
 			continue
@@ -272,10 +201,6 @@ func release(ctx context.Context, claim *store.Claim, log *slog.Logger) {
 	}
 }
 
-// ErrBadInput marks a run that was refused for its options (a run id or prefix that is not
-// a safe name), as opposed to a harness problem.
-var ErrBadInput = errors.New("bad input")
-
 // NewRunID names a run started at t: the UTC time, sortable, then random hex so that runs
 // started in the same second never share a name, e.g. 20261130T154500Z-3f9a1c.
 func NewRunID(t time.Time) string {
@@ -285,10 +210,10 @@ func NewRunID(t time.Time) string {
 }
 
 // ValidateRunID accepts a run id that is one safe path component: 1 to 128 characters of
-// A-Z, a-z, 0-9, ".", "_" and "-", and not "." or "..". Anything else wraps ErrBadInput.
+// A-Z, a-z, 0-9, ".", "_" and "-", and not "." or "..". Anything else wraps outcome.ErrBadInput.
 func ValidateRunID(id string) error {
 	if err := safeComponent(id); err != nil {
-		return fmt.Errorf("%w: run id %q: %v", ErrBadInput, id, err)
+		return fmt.Errorf("%w: run id %q: %v", outcome.ErrBadInput, id, err)
 	}
 	return nil
 }
@@ -307,16 +232,6 @@ func safeComponent(name string) error {
 		}
 	}
 	return nil
-}
-
-// SortCells orders results by scenario, correct protocol first.
-func SortCells(cs []*CellResult) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].Scenario != cs[j].Scenario {
-			return cs[i].Scenario < cs[j].Scenario
-		}
-		return !cs[i].Kill && cs[j].Kill
-	})
 }
 
 var errHarness = errors.New("harness")

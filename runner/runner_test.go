@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"net"
 	"os"
 	"os/exec"
@@ -56,7 +58,7 @@ func TestCatalogue(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum, err := Run(context.Background(), scs, Options{Out: out, Matrix: true, Client: string(client),
-				Env: LocalEnv{srv}, RunID: string(client)})
+				Env: env.Local{Local: srv}, RunID: string(client)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +78,7 @@ func TestCatalogue(t *testing.T) {
 				t.Logf("%s was not killed with seed %d (%s); running it once more with a fresh seed", c.ID, c.Seed,
 					strings.Join(c.Result.Reasons, "; "))
 				again, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, Client: string(client),
-					Variant: c.Variant, Env: LocalEnv{srv}, RunID: fmt.Sprintf("%s-again-%d", client, i)})
+					Variant: c.Variant, Env: env.Local{Local: srv}, RunID: fmt.Sprintf("%s-again-%d", client, i)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +111,7 @@ func TestCatalogue(t *testing.T) {
 					}
 				}
 			}
-			if sum.ExitCode() != ExitPass {
+			if sum.ExitCode() != outcome.ExitPass {
 				t.Errorf("exit code %d, want 0", sum.ExitCode())
 			}
 		})
@@ -225,8 +227,8 @@ func TestInterruptLeavesNothing(t *testing.T) {
 	if len(sum.Cells) != 1 || sum.Cells[0].Verdict != checker.Error || !strings.Contains(sum.Cells[0].Error, "interrupted") {
 		t.Fatalf("an interrupted cell must be an error, got %+v", sum.Cells[0])
 	}
-	if sum.ExitCode() != ExitHarness {
-		t.Fatalf("exit code %d, want %d", sum.ExitCode(), ExitHarness)
+	if sum.ExitCode() != outcome.ExitHarness {
+		t.Fatalf("exit code %d, want %d", sum.ExitCode(), outcome.ExitHarness)
 	}
 	endpoint = strings.TrimPrefix(sum.Store.Endpoint, "http://")
 	if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
@@ -255,11 +257,11 @@ func TestPrefixIsFreshAndCleaned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: base + "busy/"})
+	_, err = Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: base + "busy/"})
 	if err == nil || !strings.Contains(err.Error(), "already holds 1 objects") {
 		t.Fatalf("a busy prefix: got %v, want a refusal", err)
 	}
-	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: LocalEnv{srv}, Prefix: base + "mine/", Cleanup: true})
+	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: base + "mine/", Cleanup: true})
 	if err != nil {
 		t.Fatal(err)
 	}

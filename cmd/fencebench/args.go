@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // positional parses the arguments of a command that takes no flags but -h: it returns the
@@ -17,9 +19,9 @@ func positional(cmd, usage string, args []string, stderr io.Writer) ([]string, i
 	pos, err := parseAnywhere(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return nil, exitPass
+		return nil, outcome.ExitPass
 	case err != nil:
-		return nil, exitBadInput
+		return nil, outcome.ExitBadInput
 	}
 	return pos, -1
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // TestFlagsAnywhere: a flag after the scenario names is a flag, for every command that takes
@@ -29,8 +31,8 @@ func TestFlagsAnywhere(t *testing.T) {
 		{[]string{"report", dir, "--secret-key", testSecret}, "flag provided but not defined: -secret-key"},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
-		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
-			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, exitBadInput, tc.want)
+		if code != outcome.ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, outcome.ExitBadInput, tc.want)
 		}
 		if strings.Contains(stdout+stderr, testSecret) {
 			t.Errorf("fencebench %s printed the secret key:\n%s%s", strings.Join(tc.args, " "), stdout, stderr)
@@ -38,7 +40,7 @@ func TestFlagsAnywhere(t *testing.T) {
 	}
 	// Flags after the names take effect.
 	code, stdout, stderr := runCLI("validate", "steady-state", "lying-store")
-	if code != exitPass || !strings.Contains(stdout, "ok  steady-state") || !strings.Contains(stdout, "ok  lying-store") {
+	if code != outcome.ExitPass || !strings.Contains(stdout, "ok  steady-state") || !strings.Contains(stdout, "ok  lying-store") {
 		t.Fatalf("validate two names: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

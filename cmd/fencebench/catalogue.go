@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -28,20 +29,20 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	for _, s := range scs {
 		src := s.Source
 		fmt.Fprintf(stdout, "ok  %-28s %s (%d writers, %d steps, kills %d variants)\n", s.Name, src, len(s.Writers), len(s.Steps), len(s.Kills))
 	}
-	return exitPass
+	return outcome.ExitPass
 }
 
 func list(stdout io.Writer) int {
 	scs, err := scenarios.Catalogue(loadOptions())
 	if err != nil {
 		fmt.Fprintln(stdout, err)
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tDURATION\tKILLS\tDESCRIPTION")
@@ -60,7 +61,7 @@ func list(stdout io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Reader, v.Description)
 	}
 	tw.Flush()
-	return exitPass
+	return outcome.ExitPass
 }
 
 func firstSentence(s string) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/certify"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
 )
@@ -46,18 +46,18 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if pos, err := parseAnywhere(fs, args); err != nil || len(pos) > 0 {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
+			return outcome.ExitPass
 		}
 		if len(pos) > 0 {
 			// Not echoed: a misplaced argument may be a credential.
 			fmt.Fprintf(stderr, "fencebench certify: %d unexpected arguments: certify takes flags only\n", len(pos))
 		}
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	clients, ids, msg := certifyChoices(*client, *keys, *probes)
 	if msg != "" {
 		fmt.Fprintf(stderr, "fencebench certify: %s\n", msg)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -69,23 +69,23 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if st == nil {
 		return code
 	}
-	defer func() { beforeCleanup(); st.stop() }()
-	env, prefix := st.env, cmp.Or(st.prefix, runID+"/")
-	info := env.Info()
+	defer func() { beforeCleanup(); st.Stop() }()
+	e, prefix := st.Env, st.Prefix
+	info := e.Info()
 	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
-	rep, err := certify.Run(ctx, env, certify.Options{Store: certify.StoreInfo(info), Clients: clients, Keys: *keys, Probes: ids, Prefix: prefix,
-		Cleanup: st.cleanup, Logger: logger, Progress: func(r certify.Result) {
+	rep, err := certify.Run(ctx, e, certify.Options{Store: info, Clients: clients, Keys: *keys, Probes: ids, Prefix: prefix,
+		Cleanup: st.Cleanup, Logger: logger, Progress: func(r certify.Result) {
 			fmt.Fprintf(stderr, "  %-8s %-4s %-4s %s (%v)\n", r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond))
 		}})
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		_ = os.Remove(dir) // only when empty: a folder that never held a report
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	rep.Command, rep.Version = "fencebench certify "+strings.Join(redactArgs(args), " "), version
 	if err := writeCertifyFiles(dir, rep); err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	if n, err := red.scrubFiles(dir); err != nil || n > 0 {
 		fmt.Fprintf(stderr, "fencebench certify: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
@@ -98,21 +98,9 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
-		return exitHarness
+		return outcome.ExitHarness
 	}
-	return endCode(ctx, "certify", sink, stderr, certifyExit(rep.Verdict))
-}
-
-// certifyExit is the exit code of a verdict.
-func certifyExit(v certify.Overall) int {
-	switch v {
-	case certify.Certified:
-		return exitPass
-	case certify.NotCertified:
-		return exitFail
-	default:
-		return exitHarness
-	}
+	return endCode(ctx, "certify", sink, stderr, rep.ExitCode())
 }
 
 // certifyChoices checks the probe flags: the clients, the probe IDs, and what is wrong

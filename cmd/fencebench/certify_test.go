@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/certify"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -24,8 +25,8 @@ func TestCertifyExternal(t *testing.T) {
 	code, stdout, stderr := runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--keys", "2", "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	if code != exitPass {
-		t.Fatalf("exit %d, want %d", code, exitPass)
+	if code != outcome.ExitPass {
+		t.Fatalf("exit %d, want %d", code, outcome.ExitPass)
 	}
 	for _, want := range []string{"verdict: CERTIFIED", "cleanup: deleted the", "minio-go", "aws-sdk", "B11", "F24", "certify.html"} {
 		if !strings.Contains(stdout, want) {
@@ -67,7 +68,7 @@ func TestCertifyExternal(t *testing.T) {
 	// --json, one client, two probes.
 	code, stdout, stderr = runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--client", "aws-sdk", "--probes", "A1,a5", "--json", "--out", out)
-	if code != exitPass {
+	if code != outcome.ExitPass {
 		t.Fatalf("--json: exit %d\n%s", code, stderr)
 	}
 	var rep certify.Report
@@ -89,16 +90,16 @@ func TestCertifyExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"certify", "--client", "curl"}, exitBadInput, `--client "curl"`},
-		{[]string{"certify", "--keys", "0"}, exitBadInput, "--keys 0"},
-		{[]string{"certify", "--probes", "A1,Z9"}, exitBadInput, `unknown probe "Z9"`},
-		{[]string{"certify", "--no-such-flag"}, exitBadInput, "no-such-flag"},
-		{[]string{"certify", "extra"}, exitBadInput, "unexpected arguments"},
-		{[]string{"certify", "--stack", "moon"}, exitBadInput, `--stack "moon"`},
-		{[]string{"certify", "--endpoint", "http://127.0.0.1:1"}, exitBadInput, "--endpoint applies to --stack external only"},
-		{[]string{"certify", "--stack", "external"}, exitBadInput, "needs --bucket"},
+		{[]string{"certify", "--client", "curl"}, outcome.ExitBadInput, `--client "curl"`},
+		{[]string{"certify", "--keys", "0"}, outcome.ExitBadInput, "--keys 0"},
+		{[]string{"certify", "--probes", "A1,Z9"}, outcome.ExitBadInput, `unknown probe "Z9"`},
+		{[]string{"certify", "--no-such-flag"}, outcome.ExitBadInput, "no-such-flag"},
+		{[]string{"certify", "extra"}, outcome.ExitBadInput, "unexpected arguments"},
+		{[]string{"certify", "--stack", "moon"}, outcome.ExitBadInput, `--stack "moon"`},
+		{[]string{"certify", "--endpoint", "http://127.0.0.1:1"}, outcome.ExitBadInput, "--endpoint applies to --stack external only"},
+		{[]string{"certify", "--stack", "external"}, outcome.ExitBadInput, "needs --bucket"},
 		{[]string{"certify", "--stack", "external", "--bucket", "b", "--access-key", "AKIAEXAMPLE1", "--secret-key", "certify-secret-value",
-			"--endpoint", "http://127.0.0.1:1", "--out", t.TempDir()}, exitHarness, "cannot create the claim marker"},
+			"--endpoint", "http://127.0.0.1:1", "--out", t.TempDir()}, outcome.ExitHarness, "cannot create the claim marker"},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

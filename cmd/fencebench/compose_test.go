@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/outcome"
 )
 
 const composeFile = "../../compose/docker-compose.yml"
@@ -160,7 +161,7 @@ func TestComposeStack(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("run", "--stack", "external", "--endpoint", "http://127.0.0.1:"+minioPort,
 		"--bucket", "fencebench", "--create-bucket", "--out", out, "--run-id", "nightly", "--seed", "5", "steady-state")
-	if code != exitPass || !strings.Contains(stdout, "1 cells: 1 pass") {
+	if code != outcome.ExitPass || !strings.Contains(stdout, "1 cells: 1 pass") {
 		t.Fatalf("steady-state against the compose MinIO: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if strings.Contains(stdout+stderr, password) {

@@ -26,16 +26,8 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
-)
-
-// Exit codes.
-const (
-	exitPass         = 0
-	exitFail         = 1
-	exitInconclusive = 2
-	exitBadInput     = 254
-	exitHarness      = 255
 )
 
 func main() {
@@ -65,7 +57,7 @@ exit codes: 0 pass, 1 an invariant failed, 2 inconclusive, 254 bad input, 255 ha
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	switch args[0] {
 	case "run":
@@ -81,16 +73,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "smoke":
 		if err := smoke(ctx, stdout); err != nil {
 			fmt.Fprintf(stderr, "fencebench smoke: %v\n", err)
-			return exitHarness
+			return outcome.ExitHarness
 		}
-		return exitPass
+		return outcome.ExitPass
 	case "-h", "--help", "help":
 		usage(stdout)
-		return exitPass
+		return outcome.ExitPass
 	default:
 		fmt.Fprintf(stderr, "fencebench: unknown command %q\n", args[0])
 		usage(stderr)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // The test binary doubles as the fencebench command when FENCEBENCH_AS_MAIN is set, so the
@@ -73,20 +75,20 @@ func TestExitCodesForBadInput(t *testing.T) {
 		{[]string{"run", "--variant", "no-sweep", "--matrix"}, "exclude each other"},
 	} {
 		code, _, stderr := runCLI(tc.args...)
-		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
-			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, exitBadInput, tc.want)
+		if code != outcome.ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, outcome.ExitBadInput, tc.want)
 		}
 	}
 }
 
 func TestValidateAndList(t *testing.T) {
 	code, out, stderr := runCLI("validate")
-	if code != exitPass || !strings.Contains(out, "ok  steady-state") {
+	if code != outcome.ExitPass || !strings.Contains(out, "ok  steady-state") {
 		t.Fatalf("validate the catalogue: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = runCLI("list")
 	for _, want := range []string{"partitioned-primary", "no-readoption-guard", "restore-before-claim", "DESCRIPTION"} {
-		if code != exitPass || !strings.Contains(out, want) {
+		if code != outcome.ExitPass || !strings.Contains(out, want) {
 			t.Fatalf("list: exit %d, output lacks %q:\n%s", code, want, out)
 		}
 	}
@@ -192,8 +194,8 @@ func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, d time.Duration) 
 	case <-time.After(d):
 		t.Fatalf("fencebench did not stop within %v:\n%s", d, stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitHarness {
-		t.Fatalf("exit code %d, want %d:\n%s", code, exitHarness, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != outcome.ExitHarness {
+		t.Fatalf("exit code %d, want %d:\n%s", code, outcome.ExitHarness, stderr.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
 )
 
@@ -32,8 +33,8 @@ func TestGoroutinePanicIsACellError(t *testing.T) {
 			})()
 			out := t.TempDir()
 			code, stdout, stderr := runCLI("run", "--out", out, "--run-id", "p", "--seed", "1", "steady-state")
-			if code != exitHarness {
-				t.Fatalf("exit %d, want %d\n%s%s", code, exitHarness, stdout, stderr)
+			if code != outcome.ExitHarness {
+				t.Fatalf("exit %d, want %d\n%s%s", code, outcome.ExitHarness, stdout, stderr)
 			}
 			sum, err := runner.LoadRun(filepath.Join(out, "p"))
 			if err != nil {

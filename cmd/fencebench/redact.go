@@ -146,11 +146,19 @@ func claimRunDir(dir string) error {
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
+	return refuseUsedDir(dir)
+}
+
+// refuseUsedDir refuses a results folder that already holds anything; a missing or empty
+// one is fine. It writes nothing.
+func refuseUsedDir(dir string) error {
 	entries, err := os.ReadDir(dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
 		return fmt.Errorf("results folder: %w", err)
-	}
-	if len(entries) > 0 {
+	case len(entries) > 0:
 		return fmt.Errorf("the results folder %s already exists and is not empty: a run writes only into a folder of its own (choose another --run-id or --out)", dir)
 	}
 	return nil

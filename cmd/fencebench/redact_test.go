@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // A realistic key set: an AKIA key id, a 40-character secret key, an STS session token.
@@ -30,8 +32,8 @@ func TestRedactorRealisticKeys(t *testing.T) {
 	t.Setenv("AWS_SESSION_TOKEN", testSession)
 	t.Setenv("AWS_REGION", "eu-west-1")
 	r := &redactor{}
-	sf := stackFlags{stack: "external", bucket: "fencebench", addressing: "auto"}
-	if _, err := sf.open(context.Background(), "rid", t.TempDir(), slogDiscard(), r); err != nil {
+	o := env.Options{Stack: "external", Bucket: "fencebench", Addressing: "auto", Secret: r.add}
+	if _, err := openStack(context.Background(), o, "rid", t.TempDir(), slogDiscard()); err != nil {
 		t.Fatal(err)
 	}
 	in := `{"access_key":"` + testKeyID + `","secret":"` + testSecret + `"}` + "\n" +
@@ -79,7 +81,7 @@ func TestRunLeavesOutFolderAlone(t *testing.T) {
 	}
 	args := []string{"run", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket, "--out", out, "--seed", "2"}
 	code, stdout, stderr := runCLI(append(args, "--run-id", "r1", "steady-state")...)
-	if code != exitPass {
+	if code != outcome.ExitPass {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "r1", "run.json")); err != nil {
@@ -87,7 +89,7 @@ func TestRunLeavesOutFolderAlone(t *testing.T) {
 	}
 	for _, id := range []string{".", "r1"} {
 		code, stdout, stderr = runCLI(append(args, "--run-id", id, "steady-state")...)
-		if code != exitBadInput || !strings.Contains(stderr, "already exists and is not empty") {
+		if code != outcome.ExitBadInput || !strings.Contains(stderr, "already exists and is not empty") {
 			t.Fatalf("--run-id %s: exit %d\n%s%s", id, code, stdout, stderr)
 		}
 	}

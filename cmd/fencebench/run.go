@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/scenarios"
 )
@@ -46,18 +47,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	names, err := parseAnywhere(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
+			return outcome.ExitPass
 		}
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	if msg := checkRunFlags(*client, *variant, *matrix); msg != "" {
 		fmt.Fprintf(stderr, "fencebench run: %s\n", msg)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitBadInput
+		return outcome.ExitBadInput
 	}
 	tty := isTerminal(stderr)
 	logger := runLogger(stderr, tty, *verbose)
@@ -69,20 +70,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if st == nil {
 		return code
 	}
-	defer func() { beforeCleanup(); st.stop() }()
+	defer func() { beforeCleanup(); st.Stop() }()
 	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
 		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
-		Report: writeReports, Env: st.env, Prefix: st.prefix, Cleanup: st.cleanup}
+		Env: st.Env, Prefix: st.Prefix, Cleanup: st.Cleanup}
 	if tty {
 		opts.Progress = progressBar(stderr)
 	}
 	sum, err := runner.Run(ctx, scs, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
-		if errors.Is(err, runner.ErrBadInput) {
-			return exitBadInput
+		if errors.Is(err, outcome.ErrBadInput) {
+			return outcome.ExitBadInput
 		}
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	if n, err := red.scrubFiles(sum.Dir, filepath.Join(*out, trendPage)); err != nil || n > 0 {
 		fmt.Fprintf(stderr, "fencebench run: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
@@ -119,7 +120,7 @@ func runLogger(stderr io.Writer, tty, verbose bool) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
-func printSummary(w io.Writer, sum *runner.Summary) {
+func printSummary(w io.Writer, sum *outcome.Summary) {
 	width := len("CELL")
 	for _, c := range sum.Cells {
 		width = max(width, len(c.ID))
@@ -192,6 +193,3 @@ func progressBar(w io.Writer) func(done, total int, cell string, v checker.Verdi
 		}
 	}
 }
-
-// writeReports renders the run's reports; replaced once the HTML reports exist.
-var writeReports func(dir string, s *runner.Summary) error

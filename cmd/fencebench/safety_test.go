@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // TestBadRunIDAndPrefixAreBadInput: an unsafe --run-id or --prefix is refused with exit 254
@@ -22,7 +24,7 @@ func TestBadRunIDAndPrefixAreBadInput(t *testing.T) {
 		args := append(append([]string{"run", "--out", out}, tc.args...), "steady-state")
 		code, _, stderr := runCLI(args...)
 		flag := strings.TrimPrefix(tc.args[0], "--")
-		if code != exitBadInput || !strings.Contains(stderr, "--"+flag+": ") {
+		if code != outcome.ExitBadInput || !strings.Contains(stderr, "--"+flag+": ") {
 			t.Errorf("%v: exit %d, stderr %q; want 254 naming --%s", tc.args, code, stderr, flag)
 		}
 	}
@@ -49,11 +51,11 @@ func TestReportWritesOnlyInsideTheRunFolder(t *testing.T) {
 		}
 	}
 	write(`[{"id":"../victim","verdict":"pass"}]`)
-	if code, _, stderr := runCLI("report", run); code != exitBadInput || !strings.Contains(stderr, "../victim") {
+	if code, _, stderr := runCLI("report", run); code != outcome.ExitBadInput || !strings.Contains(stderr, "../victim") {
 		t.Fatalf("hostile run.json: exit %d, %s", code, stderr)
 	}
 	write(`[{"id":"gone","verdict":"error","error":"not run","dir":"` + victim + `"}]`)
-	if code, stdout, stderr := runCLI("report", run); code != exitHarness {
+	if code, stdout, stderr := runCLI("report", run); code != outcome.ExitHarness {
 		t.Fatalf("a sound run folder: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, p := range []string{filepath.Join(victim, "result.json"), filepath.Join(root, "index.html")} {

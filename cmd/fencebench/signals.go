@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // watchSignals turns the first SIGINT, SIGTERM or SIGHUP into the cancellation of the
@@ -25,7 +26,7 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, stderr 
 	for _, x := range held.list() {
 		fmt.Fprintf(stderr, "fencebench: may be left behind: %s\n", x)
 	}
-	exit(exitHarness)
+	exit(outcome.ExitHarness)
 }
 
 // leftovers are what the process holds outside itself (a store's data folder, a container,
@@ -76,7 +77,7 @@ var beforeCleanup = func() {}
 func recoverHarness(cmd string, stderr io.Writer, code *int) {
 	if p := recover(); p != nil {
 		fmt.Fprintf(stderr, "fencebench %s: harness panic: %v\n%s", cmd, p, debug.Stack())
-		*code = exitHarness
+		*code = outcome.ExitHarness
 	}
 }
 
@@ -85,11 +86,11 @@ func recoverHarness(cmd string, stderr io.Writer, code *int) {
 func endCode(ctx context.Context, cmd string, sink *guard.Sink, stderr io.Writer, code int) int {
 	if err := errors.Join(sink.Err(), guard.Default.Err()); err != nil {
 		fmt.Fprintf(stderr, "fencebench %s: harness %v\n", cmd, err)
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "fencebench %s: interrupted; everything was stopped\n", cmd)
-		return exitHarness
+		return outcome.ExitHarness
 	}
 	return code
 }

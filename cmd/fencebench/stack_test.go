@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
 )
@@ -65,8 +67,8 @@ func TestStackFlagErrors(t *testing.T) {
 			"--endpoint", "https://127.0.0.1:1", "--addressing", "sideways", "steady-state"}, "--addressing"},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
-		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
-			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, exitBadInput, tc.want)
+		if code != outcome.ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("fencebench %s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, outcome.ExitBadInput, tc.want)
 		}
 		if strings.Contains(stdout+stderr, "secret-in-url-test") {
 			t.Errorf("fencebench %s printed the secret: %s%s", strings.Join(tc.args, " "), stdout, stderr)
@@ -122,7 +124,7 @@ func TestExternalTLSStore(t *testing.T) {
 	code, stdout, stderr := runCLI("run", "-v", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--ca-file", filepath.Join(certs, "public.crt"), "--out", out, "--run-id", "tls-run", "--seed", "3",
 		"lost-cas-response", "lying-store", "partial-sweep")
-	if code != exitPass || !strings.Contains(stdout, "3 cells: 3 pass") {
+	if code != outcome.ExitPass || !strings.Contains(stdout, "3 cells: 3 pass") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	sum, err := runner.LoadRun(filepath.Join(out, "tls-run"))
@@ -144,14 +146,14 @@ func TestExternalTLSStore(t *testing.T) {
 	code2, stdout2, stderr2 := runCLI("run", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey, "--client", "aws-sdk",
 		"--ca-file", filepath.Join(certs, "public.crt"), "--out", out, "--run-id", "busy", "--prefix", "theirs/", "steady-state")
-	if code2 != exitHarness || !strings.Contains(stderr2, "refusing to run") {
+	if code2 != outcome.ExitHarness || !strings.Contains(stderr2, "refusing to run") {
 		t.Fatalf("a busy prefix: exit %d\n%s%s", code2, stdout2, stderr2)
 	}
 	// The aws-sdk client over the TLS paths, credentials from the flags.
 	code3, stdout3, stderr3 := runCLI("run", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
 		"--access-key", srv.AccessKey, "--secret-key", srv.SecretKey, "--client", "aws-sdk",
 		"--ca-file", filepath.Join(certs, "public.crt"), "--out", out, "--run-id", "tls-aws", "--seed", "4", "lost-cas-response")
-	if code3 != exitPass {
+	if code3 != outcome.ExitPass {
 		t.Fatalf("aws-sdk over TLS: exit %d\n%s%s", code3, stdout3, stderr3)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "tls-aws", "run.json")); err != nil || !bytes.Contains(b, []byte("--secret-key REDACTED")) {
@@ -219,18 +221,18 @@ func TestExternalProfileCredentials(t *testing.T) {
 	t.Setenv("AWS_CONFIG_FILE", conf)
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAENVIRONMENT")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "environment-secret")
-	sf := stackFlags{stack: "external", bucket: "b", profile: "bench", addressing: "auto"}
 	r := &redactor{}
-	o, err := sf.open(context.Background(), "rid", t.TempDir(), slogDiscard(), r)
+	o, err := openStack(context.Background(), env.Options{Stack: "external", Bucket: "b", Profile: "bench", Addressing: "auto",
+		Secret: r.add}, "rid", t.TempDir(), slogDiscard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := o.env.Config()
+	cfg := o.Env.Config()
 	if cfg.AccessKey != "AKIAPROFILEKEY" || cfg.SecretKey != "profile-secret-value" || cfg.Region != "eu-west-3" {
 		t.Fatalf("credentials %s / region %s, want the profile's", cfg.AccessKey, cfg.Region)
 	}
-	if cfg.Endpoint != "https://s3.eu-west-3.amazonaws.com" || cfg.PathStyle || o.prefix != "fencebench/rid/" || !o.cleanup {
-		t.Fatalf("endpoint %s path-style %v prefix %s cleanup %v", cfg.Endpoint, cfg.PathStyle, o.prefix, o.cleanup)
+	if cfg.Endpoint != "https://s3.eu-west-3.amazonaws.com" || cfg.PathStyle || o.Prefix != "fencebench/rid/" || !o.Cleanup {
+		t.Fatalf("endpoint %s path-style %v prefix %s cleanup %v", cfg.Endpoint, cfg.PathStyle, o.Prefix, o.Cleanup)
 	}
 	if got, _ := r.scrub([]byte("x profile-secret-value y")); string(got) != "x [REDACTED] y" {
 		t.Fatalf("the redactor does not know the profile's secret: %q", got)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -88,4 +89,22 @@ func Keys(t testing.TB, s store.Store, prefix string) []string {
 		out = append(out, strings.TrimPrefix(e.Key, prefix))
 	}
 	return out
+}
+
+// ExternalMinIO starts a MinIO of the test's own (a test may kill it) and wraps it as an
+// external store whose liveness probe reads inside prefix.
+func ExternalMinIO(t testing.TB, prefix string) (*compose.Local, *env.External) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	e, err := env.NewExternal(srv.Config(), "MinIO", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, e
 }

@@ -1,0 +1,18 @@
+// Package env is the home of the object store a run or a certification talks to: the [Env]
+// interface (how clients reach the bucket, the host:port fault paths forward to, a
+// description without credentials, the store's log, whether it is still up), its three
+// stacks ([Local], [Container], [External]), [Open], which turns the command line's
+// [Options] into an opened store, and [UpstreamTLS], how fault paths reach an HTTPS store.
+//
+// It guarantees:
+//
+//   - credentials stay in store.Config and are handed to [Options.Secret] as soon as they are
+//     known; [Env.Info] and every String hold none, and an endpoint URL that carries
+//     user:password@ is refused;
+//   - an option the store cannot be opened with wraps outcome.ErrBadInput, so it ends the
+//     command with the bad-input exit code, never as a harness error;
+//   - an external store is only ever read inside the run's prefix: its liveness probe reads
+//     the run's claim marker (<prefix>.fencebench-claim), never a key outside the prefix;
+//   - whatever Open starts is stopped by [Opened.Stop], and [Options.Hold] is told what would
+//     be left behind until then.
+package env

@@ -1,0 +1,119 @@
+package outcome
+
+import (
+	"errors"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
+)
+
+// Exit codes of the fencebench command, for `run`, `report` and `certify` alike.
+const (
+	ExitPass         = 0
+	ExitFail         = 1
+	ExitInconclusive = 2
+	ExitBadInput     = 254
+	ExitHarness      = 255
+)
+
+// ErrBadInput marks a command refused for its input (a run id, prefix or stack option that
+// is not valid, a run folder that is not one), as opposed to a harness problem.
+var ErrBadInput = errors.New("bad input")
+
+// Summary is the outcome of a run.
+type Summary struct {
+	RunID    string        `json:"run_id"`
+	Dir      string        `json:"dir"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	Store    store.Info    `json:"store"`
+	Prefix   string        `json:"prefix"`
+	Command  string        `json:"command,omitempty"`
+	Version  string        `json:"version,omitempty"`
+	Cells    []*CellResult `json:"cells"`
+}
+
+// CellResult is everything a cell produced: one scenario run with one protocol variant, the
+// unit of a verdict, a folder and a JUnit testcase.
+type CellResult struct {
+	// ID is the cell's folder name: the scenario name, or scenario--variant.
+	ID          string `json:"id"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source,omitempty"`
+	// Variant is "correct" or the name of the broken protocol variant; Kill marks a cell the
+	// bench must catch, Violates the invariants it must break (empty: any).
+	Variant  string   `json:"variant"`
+	Kill     bool     `json:"kill,omitempty"`
+	Violates []string `json:"violates,omitempty"`
+	Seed     uint64   `json:"seed"`
+	// Client is the S3 client library: "minio-go" or "aws-sdk".
+	Client string `json:"client"`
+	// Verdict is the final verdict, adjusted by the cell's expectation; for a kill cell pass
+	// means the variant was killed.
+	Verdict checker.Verdict `json:"verdict"`
+	Result  checker.Result  `json:"result"`
+	// Error is the harness error text, if any.
+	Error    string        `json:"error,omitempty"`
+	Probe    string        `json:"probe,omitempty"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	Dir      string        `json:"dir"`
+	// Rerun is the exact command that reruns this cell with its seed.
+	Rerun    string   `json:"rerun"`
+	Schedule []string `json:"schedule,omitempty"`
+	// Files lists the files persisted in the cell folder, by name.
+	Files []string `json:"files,omitempty"`
+
+	// Input is what the checker judged, less the events and the ledger (persisted beside
+	// them), so a stored run can be judged again by a newer checker.
+	Input *StoredInput `json:"input,omitempty"`
+
+	Events []history.Event       `json:"-"`
+	Ledger []history.LedgerEntry `json:"-"`
+}
+
+// StoredInput is the part of a checker.Input that is not the history or the ledger.
+type StoredInput struct {
+	Final  checker.Final  `json:"final"`
+	Expect checker.Expect `json:"expect"`
+}
+
+// ExitCode maps the run to the process exit code: a harness error anywhere wins, then a
+// failed cell (an invariant failed, or a variant survived), then an inconclusive one.
+func (s *Summary) ExitCode() int {
+	worst := ExitPass
+	for _, c := range s.Cells {
+		switch c.Verdict {
+		case checker.Error:
+			return ExitHarness
+		case checker.Fail:
+			worst = ExitFail
+		case checker.Inconclusive:
+			if worst == ExitPass {
+				worst = ExitInconclusive
+			}
+		}
+	}
+	return worst
+}
+
+// Counts tallies the cells by verdict.
+func (s *Summary) Counts() map[checker.Verdict]int {
+	m := map[checker.Verdict]int{}
+	for _, c := range s.Cells {
+		m[c.Verdict]++
+	}
+	return m
+}
+
+// BadInput marks err as bad input: errors.Is(BadInput(err), ErrBadInput) holds, and the
+// message is err's own.
+func BadInput(err error) error { return badInput{err} }
+
+type badInput struct{ err error }
+
+func (b badInput) Error() string   { return b.err.Error() }
+func (b badInput) Unwrap() []error { return []error{b.err, ErrBadInput} }
