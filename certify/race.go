@@ -1,46 +1,18 @@
 package certify
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/storeprobe"
 )
 
 // maxFailedKeys stops a race probe once this many keys showed a violation: the verdict is
 // settled and the rest would only repeat it.
 const maxFailedKeys = 3
-
-type racer struct {
-	nonce string
-	etag  string
-	err   error
-}
-
-// race runs op once per client, all released at the same instant, each with a body carrying
-// its own nonce.
-func race(clients []store.Store, tag string, op func(s store.Store, body []byte) (string, error)) []racer {
-	out := make([]racer, len(clients))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, s := range clients {
-		out[i].nonce = nonce()
-		b := fmt.Appendf(nil, "fencebench-certify %s racer=%d nonce=%s", tag, i, out[i].nonce)
-		wg.Go(func() {
-			<-start
-			out[i].etag, out[i].err = op(s, b)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
 
 // raceStats counts the answers of the races of one racer count.
 type raceStats struct {
@@ -50,32 +22,29 @@ type raceStats struct {
 // judgeRace checks one race: exactly one 2xx (or, when answers went missing, a winner among
 // the racers without an answer), every other answer 412 or 409, and the object holding the
 // winner's nonce.
-func (t *trial) judgeRace(ctx context.Context, key string, n int, rs []racer, st *raceStats) {
+func (t *trial) judgeRace(ctx context.Context, key string, n int, rs []storeprobe.Racer, st *raceStats) {
 	st.keys++
 	name := t.short(key)
-	var wins, amb []int
 	bad := false
 	for i, r := range rs {
-		switch {
-		case r.err == nil:
-			wins = append(wins, i)
-		case errors.Is(r.err, store.ErrPreconditionFailed):
+		switch storeprobe.Classify(r.Err) {
+		case storeprobe.Refused412:
 			st.refused412++
-		case errors.Is(r.err, store.ErrConflict):
+		case storeprobe.Refused409:
 			st.refused409++
-		case ambiguous(r.err):
-			amb = append(amb, i)
+		case storeprobe.NoAnswer:
 			st.ambiguous++
-			t.detail("N=%d key %s: racer %d got no answer: %s", n, name, i, cause(r.err))
-		default:
+			t.detail("N=%d key %s: racer %d got no answer: %s", n, name, i, cause(r.Err))
+		case storeprobe.Unexpected:
 			bad = true
-			t.unexpected(fmt.Sprintf("N=%d key %s: racer %d", n, name, i), r.err, "2xx, 412 or 409")
+			t.unexpected(fmt.Sprintf("N=%d key %s: racer %d", n, name, i), r.Err, "2xx, 412 or 409")
 		}
 	}
+	wins, multiple := storeprobe.Winners(rs)
 	st.wins += len(wins)
-	if len(wins) > 1 {
+	if multiple != "" {
 		bad = true
-		t.failf("N=%d key %s: %d of %d racers got 2xx (ETags %s): the condition is not atomic", n, name, len(wins), n, etagsOf(rs, wins))
+		t.failf("N=%d key %s: %s", n, name, multiple)
 	}
 	o, err := t.s.Get(ctx, key)
 	if err != nil {
@@ -83,41 +52,13 @@ func (t *trial) judgeRace(ctx context.Context, key string, n int, rs []racer, st
 		st.failedKeys++
 		return
 	}
-	holder := -1
-	for i, r := range rs {
-		if bytes.Contains(o.Body, []byte("nonce="+r.nonce)) {
-			holder = i
-		}
-	}
-	switch {
-	case len(wins) == 1 && holder != wins[0]:
+	if held := storeprobe.Judge(rs, o.Body).Held; held != "" {
 		bad = true
-		t.failf("N=%d key %s: racer %d got 2xx, but GET returns %s: the acknowledged write is not the one that holds", n, name, wins[0], describeHolder(holder))
-	case len(wins) == 0 && len(amb) == 0:
-		bad = true
-		t.failf("N=%d key %s: no racer got 2xx (GET returns %s)", n, name, describeHolder(holder))
-	case len(wins) == 0 && !slices.Contains(amb, holder):
-		bad = true
-		t.failf("N=%d key %s: no racer got 2xx and GET returns %s, not one of the racers without an answer", n, name, describeHolder(holder))
+		t.failf("N=%d key %s: %s", n, name, held)
 	}
 	if bad {
 		st.failedKeys++
 	}
-}
-
-func describeHolder(i int) string {
-	if i < 0 {
-		return "no racer's nonce"
-	}
-	return fmt.Sprintf("racer %d's nonce", i)
-}
-
-func etagsOf(rs []racer, idx []int) string {
-	var s []string
-	for _, i := range idx {
-		s = append(s, rs[i].etag)
-	}
-	return strings.Join(s, ", ")
 }
 
 // raceProbe runs the races of B9 or B10 for every racer count over the configured keys.
@@ -138,7 +79,7 @@ func raceProbe(ctx context.Context, t *trial, tag string, setup func(key string)
 			if !ok {
 				return
 			}
-			rs := race(clients, tag, func(s store.Store, b []byte) (string, error) { return op(s, key, b, etag) })
+			rs := storeprobe.Race(clients, "certify", tag, func(s store.Store, b []byte) (string, error) { return op(s, key, b, etag) })
 			t.judgeRace(ctx, key, n, rs, &st)
 			if st.failedKeys >= maxFailedKeys {
 				t.detail("N=%d: stopped after %d keys with a violation", n, st.failedKeys)

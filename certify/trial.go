@@ -2,14 +2,13 @@ package certify
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/storeprobe"
 )
 
 // trial is one probe running with one client. Its methods collect what the probe saw; the
@@ -127,11 +126,7 @@ func (t *trial) stores(n int) ([]store.Store, error) {
 }
 
 // nonce returns a fresh random token.
-func nonce() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+var nonce = storeprobe.Nonce
 
 // answer describes a store call's outcome the way the design notes do: "200", "412
 // PreconditionFailed", "404 NoSuchKey", "no response (...)".

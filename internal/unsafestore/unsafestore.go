@@ -1,0 +1,185 @@
+// Package unsafestore is a store the bench must refuse, for tests: an S3 front over a real
+// store whose conditional writes are check-then-act. A PUT with If-None-Match: * or If-Match
+// is answered by reading the key first (HEAD), judging the condition on what it saw, waiting
+// [Front.Gap], and then writing unconditionally, as non-atomic emulations and some gateways
+// do. One request at a time it answers every condition correctly (412 for a create on an
+// existing key or a stale ETag, 404 for If-Match on a missing key); racing writers that read
+// the same state all win.
+//
+// Every other request passes through unchanged (its Host header kept, so the client's
+// signature stays valid upstream). The front's own HEAD and PUT are signed with the store's
+// credentials. It trusts its callers: it verifies no signature of its own.
+package unsafestore
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/store"
+	"github.com/minio/minio-go/v7/pkg/signer"
+)
+
+// Front is a running check-then-act front.
+type Front struct {
+	// Gap is the wait between the check and the write.
+	Gap      time.Duration
+	upstream store.Config
+	target   *url.URL
+	srv      *http.Server
+	ln       net.Listener
+	proxy    *httputil.ReverseProxy
+	client   *http.Client
+}
+
+// Start serves a front over the store of cfg (an http endpoint, path-style) on a loopback
+// port, waiting gap between each check and its write.
+func Start(cfg store.Config, gap time.Duration) (*Front, error) {
+	target, err := url.Parse(cfg.Endpoint)
+	if err != nil || target.Host == "" || target.Scheme != "http" {
+		return nil, fmt.Errorf("unsafestore: want an http endpoint, got %q", cfg.Endpoint)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f := &Front{Gap: gap, upstream: cfg, target: target, ln: ln, client: &http.Client{Timeout: 30 * time.Second}}
+	f.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host // the client signed this host
+	}}
+	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = f.srv.Serve(ln) }()
+	return f, nil
+}
+
+// Config is cfg with the front as its endpoint.
+func (f *Front) Config() store.Config {
+	c := f.upstream
+	c.Endpoint = "http://" + f.ln.Addr().String()
+	return c
+}
+
+// Close stops the front.
+func (f *Front) Close() { _ = f.srv.Close() }
+
+// ServeHTTP answers conditional PUTs check-then-act and passes everything else through.
+func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	inm, im := r.Header.Get("If-None-Match"), r.Header.Get("If-Match")
+	if r.Method != http.MethodPut || inm == "" && im == "" || r.URL.RawQuery != "" {
+		f.proxy.ServeHTTP(w, r)
+		return
+	}
+	body, err := readPayload(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	head, err := f.send(r, http.MethodHead, nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	head.Body.Close()
+	exists := head.StatusCode == http.StatusOK
+	etag := strings.Trim(head.Header.Get("ETag"), `"`)
+	switch {
+	case inm != "" && exists:
+		refuse(w, http.StatusPreconditionFailed, "PreconditionFailed", r.URL.Path)
+		return
+	case im != "" && !exists:
+		refuse(w, http.StatusNotFound, "NoSuchKey", r.URL.Path)
+		return
+	case im != "" && strings.Trim(im, `"`) != etag:
+		refuse(w, http.StatusPreconditionFailed, "PreconditionFailed", r.URL.Path)
+		return
+	}
+	time.Sleep(f.Gap)
+	put, err := f.send(r, http.MethodPut, body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer put.Body.Close()
+	for k, vs := range put.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(put.StatusCode)
+	_, _ = io.Copy(w, put.Body)
+}
+
+// send makes the front's own request for r's object, signed with the store's credentials.
+func (f *Front) send(r *http.Request, method string, body []byte) (*http.Response, error) {
+	u := *f.target
+	u.Path, u.RawPath = r.URL.Path, r.URL.RawPath
+	req, err := http.NewRequestWithContext(r.Context(), method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && method == http.MethodPut {
+		req.Header.Set("Content-Type", ct)
+	}
+	sum := sha256.Sum256(body)
+	req.Header.Set("X-Amz-Content-Sha256", hex.EncodeToString(sum[:]))
+	region := f.upstream.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	req = signer.SignV4(*req, f.upstream.AccessKey, f.upstream.SecretKey, f.upstream.SessionToken, region)
+	return f.client.Do(req)
+}
+
+func refuse(w http.ResponseWriter, status int, code, resource string) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
+		`<Error><Code>%s</Code><Message>check-then-act front refused the condition</Message><Resource>%s</Resource></Error>`, code, resource)
+}
+
+// readPayload returns r's body, decoded when it is aws-chunked (signed or not, with or
+// without trailers).
+func readPayload(r *http.Request) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(r.Header.Get("X-Amz-Content-Sha256"), "STREAMING-") &&
+		!strings.Contains(r.Header.Get("Content-Encoding"), "aws-chunked") {
+		return raw, nil
+	}
+	br := bufio.NewReader(bytes.NewReader(raw))
+	var out []byte
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("unsafestore: aws-chunked body: %w", err)
+		}
+		size, _, _ := strings.Cut(strings.TrimSpace(line), ";")
+		n, err := strconv.ParseInt(size, 16, 64)
+		if err != nil || n < 0 || n > int64(len(raw)) {
+			return nil, errors.New("unsafestore: aws-chunked body: bad chunk size")
+		}
+		if n == 0 {
+			return out, nil
+		}
+		chunk := make([]byte, n+2)
+		if _, err := io.ReadFull(br, chunk); err != nil {
+			return nil, fmt.Errorf("unsafestore: aws-chunked body: %w", err)
+		}
+		out = append(out, chunk[:n]...)
+	}
+}

@@ -1,0 +1,175 @@
+package storeprobe
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fencebench/fencebench/store"
+)
+
+// Kind names one racing probe.
+type Kind struct {
+	// ID is the probe's number in the object-store design notes, shared with certify.
+	ID string `json:"id"`
+	// Name says what races.
+	Name string `json:"name"`
+}
+
+// The racing probes.
+var (
+	CreateRace = Kind{ID: "B9", Name: "create race"}
+	CASRace    = Kind{ID: "B10", Name: "CAS race"}
+)
+
+// DefaultRacers and DefaultKeys are the defaults of [Options]: 16 fresh keys per racer
+// count, each raced by 8 and then by 32 writers, which a check-then-act window of a few
+// milliseconds does not survive.
+var DefaultRacers = []int{8, 32}
+
+// DefaultKeys is the default of [Options.Keys].
+const DefaultKeys = 16
+
+// Options configure [Run].
+type Options struct {
+	// Reader writes the CAS race's starting version of each key and reads every key after
+	// its race.
+	Reader store.Store
+	// NewClient returns a fresh client with its own connections; one per racer.
+	NewClient func() (store.Store, error)
+	// Prefix is where the races write, one fresh key per race; it ends in "/".
+	Prefix string
+	// Racers are the racer counts (each at least 2); nil means DefaultRacers.
+	Racers []int
+	// Keys is the number of races per racer count; 0 means DefaultKeys.
+	Keys int
+	// Kinds are the probes to run, in order; nil means CreateRace, then CASRace.
+	Kinds []Kind
+	// Origin names the writer in the racers' bodies ("fencebench-<origin> ...").
+	Origin string
+}
+
+// Result is what one racing probe found.
+type Result struct {
+	Kind
+	// Racers are the racer counts raced, Races the number of races judged.
+	Racers []int `json:"racers"`
+	Races  int   `json:"races"`
+	// Wins, Refused and NoAnswer count the racers' answers over every race: 2xx, 412 or
+	// 409, and no response.
+	Wins     int `json:"wins"`
+	Refused  int `json:"refused"`
+	NoAnswer int `json:"no_answer"`
+	// Duration is how long the probe took.
+	Duration time.Duration `json:"duration"`
+	// Witness describes the first race the store got wrong: the probe, the racer count, the
+	// key and what happened; "" when every race had exactly one winner.
+	Witness string `json:"witness,omitempty"`
+}
+
+// Unsafe reports whether the store failed the probe.
+func (r Result) Unsafe() bool { return r.Witness != "" }
+
+// Run runs the racing probes of o.Kinds; each stops at its first violating race,
+// and a failed probe skips the ones after it. It returns an error, with the results so far,
+// when a race could not be judged: a configuration problem, the reader's own calls failing
+// (the GET after a race included), or ctx ending.
+func Run(ctx context.Context, o Options) ([]Result, error) {
+	if o.Racers == nil {
+		o.Racers = DefaultRacers
+	}
+	if o.Keys == 0 {
+		o.Keys = DefaultKeys
+	}
+	if slices.ContainsFunc(o.Racers, func(n int) bool { return n < 2 }) || o.Keys < 1 {
+		return nil, fmt.Errorf("storeprobe: want racer counts of at least 2 and at least 1 key, got %v and %d", o.Racers, o.Keys)
+	}
+	var out []Result
+	if o.Kinds == nil {
+		o.Kinds = []Kind{CreateRace, CASRace}
+	}
+	for _, k := range o.Kinds {
+		res, err := o.probe(ctx, k)
+		out = append(out, res)
+		if err != nil || res.Unsafe() {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (o Options) probe(ctx context.Context, k Kind) (Result, error) {
+	res := Result{Kind: k, Racers: o.Racers}
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+	for _, n := range o.Racers {
+		clients := make([]store.Store, n)
+		for i := range clients {
+			s, err := o.NewClient()
+			if err != nil {
+				return res, fmt.Errorf("storeprobe: store client: %w", err)
+			}
+			clients[i] = s
+		}
+		for i := 0; i < o.Keys; i++ {
+			key := fmt.Sprintf("%s%s-n%d-k%d-%s", o.Prefix, k.ID, n, i, Nonce())
+			witness, err := o.race(ctx, k, clients, key, &res)
+			if err != nil {
+				return res, err
+			}
+			if witness != "" {
+				res.Witness = fmt.Sprintf("%s %s: N=%d key %s: %s", k.ID, k.Name, n, key, witness)
+				return res, nil
+			}
+		}
+	}
+	return res, nil
+}
+
+// race runs and judges one race on key; it returns what the store got wrong, "" if nothing.
+func (o Options) race(ctx context.Context, k Kind, clients []store.Store, key string, res *Result) (string, error) {
+	var e0 string
+	if k == CASRace {
+		var err error
+		if e0, err = o.Reader.Put(ctx, key, []byte("fencebench-"+o.Origin+" E0")); err != nil {
+			return "", fmt.Errorf("storeprobe: PUT the starting version of %s: %w", key, err)
+		}
+	}
+	rs := Race(clients, o.Origin, k.ID, func(s store.Store, b []byte) (string, error) {
+		if k == CASRace {
+			return s.PutIfMatch(ctx, key, b, e0)
+		}
+		return s.PutIfAbsent(ctx, key, b)
+	})
+	res.Races++
+	unexpected := ""
+	for i, r := range rs {
+		switch Classify(r.Err) {
+		case Won:
+			res.Wins++
+		case Refused412, Refused409:
+			res.Refused++
+		case NoAnswer:
+			res.NoAnswer++
+		default:
+			if errors.Is(r.Err, store.ErrConfig) || ctx.Err() != nil {
+				return "", fmt.Errorf("storeprobe: %s racer %d on %s: %w", k.ID, i, key, r.Err)
+			}
+			unexpected = cmp.Or(unexpected, fmt.Sprintf("racer %d answered %v, want 2xx, 412 or 409", i, r.Err))
+		}
+	}
+	if _, multiple := Winners(rs); multiple != "" {
+		return multiple, nil
+	}
+	if unexpected != "" {
+		return unexpected, nil
+	}
+	obj, err := o.Reader.Get(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("storeprobe: GET %s after the race: %w", key, err)
+	}
+	return Judge(rs, obj.Body).Violation(), nil
+}
