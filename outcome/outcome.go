@@ -33,7 +33,59 @@ type Summary struct {
 	Command  string        `json:"command,omitempty"`
 	Version  string        `json:"version,omitempty"`
 	Cells    []*CellResult `json:"cells"`
+	// Preflight is what the racing probes found on the store before the first cell; nil for
+	// a run stored before the pre-flight existed.
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
+
+// Preflight is the check of the store a run does once, before its first cell: racing
+// probes of its conditional writes, straight to the store (no fault path).
+type Preflight struct {
+	// Probes are the racing probes run, in order; a failed probe is the last.
+	Probes []PreflightProbe `json:"probes"`
+	// Error says why the pre-flight could not judge the store; "" when it did.
+	Error string `json:"error,omitempty"`
+}
+
+// PreflightProbe is what one racing probe found.
+type PreflightProbe struct {
+	// ID is the probe's number in the object-store design notes ("B9"), Name what races.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Racers are the racer counts raced, Races the number of races judged.
+	Racers []int `json:"racers"`
+	Races  int   `json:"races"`
+	// Wins, Refused and NoAnswer count the racers' answers: 2xx, 412 or 409, no response.
+	Wins     int           `json:"wins"`
+	Refused  int           `json:"refused"`
+	NoAnswer int           `json:"no_answer"`
+	Duration time.Duration `json:"duration"`
+	// Witness describes the first race the store got wrong; "" when the store passed.
+	Witness string `json:"witness,omitempty"`
+}
+
+// StoreUnsafe names the racing probe the store failed and its witness.
+type StoreUnsafe struct {
+	Probe   string `json:"probe"`
+	Witness string `json:"witness"`
+}
+
+// Unsafe returns the probe the store failed, nil when it failed none.
+func (p *Preflight) Unsafe() *StoreUnsafe {
+	if p == nil {
+		return nil
+	}
+	for _, x := range p.Probes {
+		if x.Witness != "" {
+			return &StoreUnsafe{Probe: x.ID + " " + x.Name, Witness: x.Witness}
+		}
+	}
+	return nil
+}
+
+// StoreUnsafeReason starts the reason of a cell refused because the store failed the
+// pre-flight: its verdict is fail, and the cause is the store, not the protocol.
+const StoreUnsafeReason = "store unsafe"
 
 // CellResult is everything a cell produced: one scenario run with one protocol variant, the
 // unit of a verdict, a folder and a JUnit testcase.
@@ -56,11 +108,14 @@ type CellResult struct {
 	Verdict checker.Verdict `json:"verdict"`
 	Result  checker.Result  `json:"result"`
 	// Error is the harness error text, if any.
-	Error    string        `json:"error,omitempty"`
-	Probe    string        `json:"probe,omitempty"`
-	Started  time.Time     `json:"started"`
-	Duration time.Duration `json:"duration"`
-	Dir      string        `json:"dir"`
+	Error string `json:"error,omitempty"`
+	Probe string `json:"probe,omitempty"`
+	// StoreUnsafe, when set, says the cell did not run because the store failed a racing
+	// probe of the run's pre-flight: the verdict is fail and the store is the cause.
+	StoreUnsafe *StoreUnsafe  `json:"store_unsafe,omitempty"`
+	Started     time.Time     `json:"started"`
+	Duration    time.Duration `json:"duration"`
+	Dir         string        `json:"dir"`
 	// Rerun is the exact command that reruns this cell with its seed.
 	Rerun    string   `json:"rerun"`
 	Schedule []string `json:"schedule,omitempty"`

@@ -37,6 +37,11 @@ type Summary struct {
 	Totals SummaryTotals `json:"totals"`
 	// Cells has one entry per cell, in run order.
 	Cells []SummaryCell `json:"cells"`
+	// Preflight is what the racing probes found on the store before the first cell.
+	Preflight *outcome.Preflight `json:"preflight,omitempty"`
+	// StoreUnsafe names the racing probe the store failed and its witness; nil when it
+	// passed.
+	StoreUnsafe *outcome.StoreUnsafe `json:"store_unsafe,omitempty"`
 }
 
 // SummaryTotals counts a run's cells by verdict, and its kill-matrix cells by outcome.
@@ -90,11 +95,17 @@ type SummaryCell struct {
 	MaxTimeToFence time.Duration `json:"max_time_to_fence_ns,omitempty"`
 	// Rerun is the command that reruns the cell with its seed.
 	Rerun string `json:"rerun,omitempty"`
+	// StoreUnsafe, when set, says the cell was refused because the store failed the
+	// pre-flight.
+	StoreUnsafe *outcome.StoreUnsafe `json:"store_unsafe,omitempty"`
 }
 
 // Label is the cell's verdict as the reports show it: pass, fail, inconclusive or error, and
 // for a kill cell killed, SURVIVED or "wrong kill" instead of pass and fail.
 func (c SummaryCell) Label() string {
+	if c.StoreUnsafe != nil {
+		return labelStoreUnsafe
+	}
 	return verdictBadge(c.Verdict, c.Kill, wrongKill(c.Violates, c.Failed), nil, "").Label
 }
 
@@ -123,6 +134,8 @@ func summarize(run *outcome.Summary) Summary {
 		Store:        storeOf(run),
 		Verdict:      checker.Pass,
 		Cells:        []SummaryCell{},
+		Preflight:    run.Preflight,
+		StoreUnsafe:  run.Preflight.Unsafe(),
 	}
 	for i := range run.Cells {
 		c := run.Cells[i]
@@ -141,7 +154,7 @@ func summarize(run *outcome.Summary) Summary {
 		default:
 			s.Totals.Error++
 		}
-		if c.Kill {
+		if c.Kill && c.StoreUnsafe == nil {
 			s.Totals.Kills++
 			switch v {
 			case checker.Pass:
@@ -168,6 +181,7 @@ func summarize(run *outcome.Summary) Summary {
 			Duration:       c.Duration,
 			MaxTimeToFence: c.Result.Liveness.MaxTimeToFence,
 			Rerun:          c.Rerun,
+			StoreUnsafe:    c.StoreUnsafe,
 		})
 	}
 	if len(run.Cells) == 0 {

@@ -24,6 +24,8 @@ const (
 	labelKilled    = "killed"
 	labelSurvived  = "SURVIVED"
 	labelWrongKill = "wrong kill"
+	// labelStoreUnsafe marks a cell refused because the store failed the pre-flight.
+	labelStoreUnsafe = outcome.StoreUnsafeReason
 )
 
 func verdictOf(v checker.Verdict) checker.Verdict {
@@ -37,6 +39,9 @@ func verdictOf(v checker.Verdict) checker.Verdict {
 // inconclusive / error; a fail in which some invariant outside the variant's expected ones
 // failed reads "wrong kill", because the checker caught the variant for the wrong reason.
 func cellBadge(c *outcome.CellResult) badge {
+	if c.StoreUnsafe != nil {
+		return badge{Label: labelStoreUnsafe, Class: string(checker.Fail), Title: c.StoreUnsafe.Witness}
+	}
 	return verdictBadge(c.Verdict, c.Kill, wrongKill(c.Violates, failedInvariants(c.Result)), c.Result.Reasons, c.Error)
 }
 

@@ -19,8 +19,11 @@ type indexView struct {
 	BenchVersion string     `json:"bench_version"`
 	Command      string     `json:"command"`
 	Store        store.Info `json:"store"`
-	Banner       banner     `json:"banner"`
-	Totals       totals     `json:"totals"`
+	// Preflight is the store panel's account of the run's pre-flight; nil for a run stored
+	// without one.
+	Preflight *preflightView `json:"preflight,omitempty"`
+	Banner    banner         `json:"banner"`
+	Totals    totals         `json:"totals"`
 	// Variants are the kill-matrix columns: every broken variant some scenario must kill.
 	Variants []string      `json:"variants"`
 	Rows     []scenarioRow `json:"rows"`
@@ -145,6 +148,11 @@ func buildView(run *outcome.Summary) indexView {
 		v.Rows[i].Clients = strings.Join(clients[v.Rows[i].Scenario], ", ")
 	}
 	v.Banner = runBanner(v.Totals, bad, inconclusive)
+	v.Preflight = preflightOf(run.Preflight)
+	if u := run.Preflight.Unsafe(); u != nil {
+		v.Banner.Text = "STORE UNSAFE: the store failed the pre-flight's " + u.Probe +
+			" and every cell that needs a safe store was refused. " + v.Banner.Text
+	}
 	return v
 }
 
@@ -254,7 +262,7 @@ func (t *totals) add(c *outcome.CellResult, verdict checker.Verdict) {
 	default:
 		t.Error++
 	}
-	if c.Kill {
+	if c.Kill && c.StoreUnsafe == nil {
 		t.Kills++
 		switch verdict {
 		case checker.Pass:

@@ -52,9 +52,11 @@ type runner struct {
 // deadline, as it would against a real store.
 const storeTimeout = 2 * time.Second
 
-func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
+// newResult is the result of cell c before it runs: what it is, where it is stored and how
+// to run it again.
+func (r *runner) newResult(c Cell) *outcome.CellResult {
 	sc := c.Scenario
-	res = &outcome.CellResult{ID: c.ID(), Scenario: sc.Name, Description: sc.Description, Source: sc.Source,
+	res := &outcome.CellResult{ID: c.ID(), Scenario: sc.Name, Description: sc.Description, Source: sc.Source,
 		Variant: c.Variant, Kill: c.Kill != nil, Seed: c.Seed, Started: time.Now()}
 	if c.Kill != nil {
 		res.Violates = c.Kill.Violates
@@ -65,6 +67,11 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
 	for _, p := range Plan(sc, c.Seed) {
 		res.Schedule = append(res.Schedule, p.String())
 	}
+	return res
+}
+
+func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
+	res = r.newResult(c)
 	logStart := fileSize(r.env.LogPath())
 	// Every goroutine of the cell reports its panic to the cell's sink, which ends the cell.
 	ctx, sink := guard.New(ctx)

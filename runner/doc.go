@@ -8,8 +8,18 @@
 //
 //   - the same seed gives the same schedule: time triggers, flap rhythms and traffic are
 //     derived from the cell's seed alone, and the seed is recorded and printed;
-//   - the store's conditional-write enforcement is probed before any fencing scenario, and a
-//     store that fails the probe is refused unless the scenario allows it;
+//   - once per run, before the first cell, a pre-flight races the store's conditional writes
+//     straight to the store, under <prefix>preflight/ (package storeprobe: an N-way create
+//     race and an N-way CAS race, 8 and 32 racers over 16 fresh keys each). A store that lets
+//     two racers win is unsafe: every cell is recorded without running, with verdict fail,
+//     outcome.CellResult.StoreUnsafe naming the probe and its witness, and a reason starting
+//     "store unsafe", so the run exits 1 and the store, not the protocol, is the named cause.
+//     Cells of a scenario that allows a store without enforced conditional writes
+//     (store.allow_unenforced) run as on any store: their own probe below decides. A
+//     pre-flight that cannot judge the store makes every cell a harness error;
+//   - the store's conditional-write enforcement is probed again before each fencing cell,
+//     through the cell's first fault path, and a store that fails the probe is refused unless
+//     the scenario allows it;
 //   - harness problems (store died, port taken, a fault that could not be installed) end the
 //     cell with verdict error, never as a safety violation, and a safety violation is never
 //     retried into a pass;

@@ -134,6 +134,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 			return nil, fmt.Errorf("runner: run-local CA: %w", err)
 		}
 	}
+	sum.Preflight = r.preflight(ctx)
 	r.cells(ctx, cells, sum)
 	sum.Duration = time.Since(started)
 	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
@@ -166,11 +167,21 @@ func (r *runner) cells(ctx context.Context, cells []Cell, sum *outcome.Summary) 
 			notRun = "run interrupted before this cell started"
 		case r.storeDown != "":
 			notRun = "not run: " + r.storeDown
+		case sum.Preflight.Error != "":
+			notRun = "not run: the pre-flight could not judge the store: " + sum.Preflight.Error
 		}
 		if notRun != "" {
 			res := &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
 				Verdict: checker.Error, Error: notRun}
 			sum.Cells = append(sum.Cells, res)
+			continue
+		}
+		if res := r.refuse(c, sum.Preflight); res != nil {
+			sum.Cells = append(sum.Cells, res)
+			log.Info("cell refused: the store is unsafe", "cell", c.ID(), "probe", res.StoreUnsafe.Probe)
+			if opts.Progress != nil {
+				opts.Progress(i+1, len(cells), c.ID(), res.Verdict)
+			}
 			continue
 		}
 		if opts.Progress != nil {
