@@ -13,6 +13,8 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/internal/unsafestore"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -331,6 +333,43 @@ func TestInterrupt(t *testing.T) {
 	for _, r := range rep.Results {
 		if r.Verdict != Error {
 			t.Errorf("%s: %s %s, want error", r.ID, r.Verdict, r.Observed)
+		}
+	}
+}
+
+// TestCheckThenActFrontFails: through an S3 front whose conditional writes are
+// check-then-act, with both clients, the one-request-at-a-time probes pass and the races of
+// B9 and B10 fail with more than one winner.
+func TestCheckThenActFrontFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	front, err := unsafestore.Start(testenv.MinIO(t).Config(), 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer front.Close()
+	prefix := testenv.Prefix(t)
+	e, err := env.NewExternal(front.Config(), "check-then-act front", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, e, Options{Keys: 3, Racers: []int{8}, Probes: []string{"A1", "A2", "A4", "B9", "B10"}, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != NotCertified || rep.ExitCode() != outcome.ExitFail {
+		t.Fatalf("verdict %s, exit %d; want not certified, exit 1", rep.Verdict, rep.ExitCode())
+	}
+	for _, c := range store.Clients {
+		for _, id := range []string{"A1", "A2", "A4"} {
+			if r := find(t, rep, id, c); r.Verdict != Pass {
+				t.Errorf("%s/%s: %s %s; a check-then-act store honours one request at a time", id, c, r.Verdict, r.Observed)
+			}
+		}
+		for _, id := range []string{"B9", "B10"} {
+			if r := find(t, rep, id, c); r.Verdict != Fail || !strings.Contains(r.Observed, "the condition is not atomic") {
+				t.Errorf("%s/%s: %s %s; want fail with more than one winner", id, c, r.Verdict, r.Observed)
+			}
 		}
 	}
 }

@@ -77,7 +77,9 @@ func (f *Front) Close() { _ = f.srv.Close() }
 // ServeHTTP answers conditional PUTs check-then-act and passes everything else through.
 func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	inm, im := r.Header.Get("If-None-Match"), r.Header.Get("If-Match")
-	if r.Method != http.MethodPut || inm == "" && im == "" || r.URL.RawQuery != "" {
+	q := r.URL.Query()
+	q.Del("x-id") // aws-sdk-go-v2 names the operation; any other parameter is not a plain PUT
+	if r.Method != http.MethodPut || inm == "" && im == "" || len(q) > 0 {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
