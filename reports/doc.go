@@ -21,6 +21,9 @@
 //     the anchor "first-violation".
 //   - Store identity is shown as endpoint, server version, stack, bucket and prefix; user
 //     information embedded in an endpoint URL is redacted, and no credential field exists.
+//     The store panel shows the run's pre-flight: each racing probe with its counts, and for
+//     a store that failed one, the probe and its witness; a cell refused for an unsafe store
+//     reads "store unsafe" (never SURVIVED or killed), in the pages and in summary.json.
 //   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
 //     page from the summaries alone, so old runs stay readable after the bench changes.
 //
