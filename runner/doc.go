@@ -9,7 +9,7 @@
 //   - the same seed gives the same schedule: time triggers, flap rhythms and traffic are
 //     derived from the cell's seed alone, and the seed is recorded and printed;
 //   - once per run, before the first cell, a pre-flight races the store's conditional writes
-//     straight to the store, under <prefix>preflight/ (package storeprobe: an N-way create
+//     straight to the store, under <prefix>.preflight/ (package storeprobe: an N-way create
 //     race and an N-way CAS race, 8 and 32 racers over 16 fresh keys each). A store that lets
 //     two racers win is unsafe: every cell is recorded without running, with verdict fail,
 //     outcome.CellResult.StoreUnsafe naming the probe and its witness, and a reason starting

@@ -16,7 +16,7 @@ const preflightBudget = 2 * time.Minute
 
 // preflight races the store's conditional writes once, before the first cell: the N-way
 // create race and the N-way CAS race of package storeprobe, with their default racer counts
-// and keys, straight to the store (no fault path), under <prefix>preflight/.
+// and keys, straight to the store (no fault path), under <prefix>.preflight/.
 func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	pf := &outcome.Preflight{}
 	cfg := r.env.Config()
@@ -28,7 +28,7 @@ func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	}
 	pctx, cancel := context.WithTimeout(ctx, preflightBudget)
 	defer cancel()
-	res, err := storeprobe.Run(pctx, storeprobe.Options{Reader: reader, Prefix: r.opts.Prefix + "preflight/",
+	res, err := storeprobe.Run(pctx, storeprobe.Options{Reader: reader, Prefix: r.opts.Prefix + ".preflight/",
 		Origin: "preflight", NewClient: func() (store.Store, error) { return store.New(client, cfg) }})
 	for _, x := range res {
 		pf.Probes = append(pf.Probes, outcome.PreflightProbe{ID: x.ID, Name: x.Name, Racers: x.Racers, Races: x.Races,
