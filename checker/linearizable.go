@@ -73,7 +73,7 @@ func storeOps(ledger []history.LedgerEntry) (map[string][]regOperation, []string
 			o.ret = o.call
 		}
 		if l.Forwarded && l.Status == 0 {
-			o.ret = end
+			o.ret, o.pending = end, true
 		}
 		stripped := strings.Contains(strings.ToLower(l.Action), "strip")
 		switch {
@@ -101,7 +101,7 @@ func storeOps(ledger []history.LedgerEntry) (map[string][]regOperation, []string
 		if l.Copies > 1 {
 			dup := o
 			dup.out = regOutput{res: resUnknown}
-			dup.ret = end
+			dup.ret, dup.pending = end, true
 			byKey[l.Key] = append(byKey[l.Key], dup)
 		}
 	}
@@ -238,10 +238,7 @@ func (x *index) storeLinearizable() InvariantResult {
 		concurrent = append(concurrent, c.porcupineOps(i)...)
 		concurrentChunks = append(concurrentChunks, i)
 	}
-	timeout := x.in.LinearizabilityTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := x.linTimeout()
 	if len(concurrent) > 0 {
 		switch porcupine.CheckOperationsTimeout(regModel, concurrent, timeout) {
 		case porcupine.Unknown:
@@ -306,28 +303,37 @@ func sortedInts(v []int) []int {
 	return out
 }
 
-func describeReq(o *regOperation) string {
-	var req string
+// reqText is the request of an operation as the reports spell it.
+func reqText(o *regOperation) string {
 	switch o.in.op {
 	case opCreate:
-		req = "PUT If-None-Match:*"
+		return "PUT If-None-Match:*"
 	case opCAS:
-		req = "PUT If-Match:" + o.in.ifMatch
+		return "PUT If-Match:" + o.in.ifMatch
 	case opPut:
-		req = "PUT"
+		return "PUT"
 	case opGet:
-		req = "GET"
+		return "GET"
 	case opDelete:
-		req = "DELETE"
+		return "DELETE"
 	case opMaybeDelete:
-		req = "DeleteObjects"
+		return "DeleteObjects"
 	}
-	ans := map[regRes]string{resOK: "ok", resPrecond: "412", resNotFound: "404", resNotApplied: "refused",
-		resUnknown: "no answer"}[o.out.res]
+	return ""
+}
+
+// answerText is an answer class as the reports spell it.
+func answerText(r regRes) string {
+	return map[regRes]string{resOK: "ok", resPrecond: "412", resNotFound: "404", resNotApplied: "refused",
+		resUnknown: "no answer"}[r]
+}
+
+func describeReq(o *regOperation) string {
+	ans := answerText(o.out.res)
 	if o.out.res == resOK && o.out.etag != "" {
 		ans += " etag " + o.out.etag
 	}
-	return fmt.Sprintf("request %d (%s: %s -> %s at %s)", o.ledger, o.writer, req, ans, secs(time.Duration(o.call)))
+	return fmt.Sprintf("request %d (%s: %s -> %s at %s)", o.ledger, o.writer, reqText(o), ans, secs(time.Duration(o.call)))
 }
 
 // linFailure reports operation bad of chunk c as unexplainable after operation prev (-1: after
@@ -363,7 +369,15 @@ func (x *index) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) Invari
 		r.Narrative += ": two conditional creates of one key both succeeded"
 	}
 	slices.Sort(r.LedgerEntries)
+	r.Witness = witnessOf(c.key, c.init, c.ops, min(x.linTimeout(), witnessBudget))
 	return r
+}
+
+func (x *index) linTimeout() time.Duration {
+	if x.in.LinearizabilityTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return x.in.LinearizabilityTimeout
 }
 
 func (x *index) hasFenceWrites() bool {

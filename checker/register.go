@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strconv"
 	"hash/fnv"
 	"time"
 
@@ -38,6 +39,7 @@ const (
 // regState is the register. value is what the last write stored; the store-level check of
 // a run does not track values and leaves it empty.
 type regState struct {
+	any    bool // nothing is known: the state before a witness's first operation
 	exists bool
 	known  bool // etag is known
 	etag   string
@@ -65,6 +67,7 @@ type regOperation struct {
 	out       regOutput
 	ledger    int64 // ledger entry ID
 	writer    string
+	pending   bool // no answer: open to the end of the history
 }
 
 // written is the state an applied write leaves: its ETag when the answer carried one.
@@ -78,6 +81,9 @@ func maybeWritten(in regInput) regState {
 }
 
 func regStep(s regState, in regInput, out regOutput) []regState {
+	if s.any && in.op != opAssume {
+		return anyStep(in, out)
+	}
 	switch in.op {
 	case opAssume:
 		return []regState{in.assume}
@@ -105,6 +111,26 @@ func regStep(s regState, in regInput, out regOutput) []regState {
 		return []regState{s, {}}
 	}
 	return []regState{s}
+}
+
+// anyStep is a step from a state nothing is known about: every answer is legal, and the
+// states it leaves are those the answer implies (still any state when it implies none).
+func anyStep(in regInput, out regOutput) []regState {
+	switch {
+	case out.res == resOK && isWrite(in.op):
+		return []regState{written(in, out)}
+	case out.res == resUnknown && isWrite(in.op):
+		return []regState{anyState, maybeWritten(in)}
+	case in.op == opGet && out.res == resOK:
+		return []regState{{exists: true, known: out.etag != "", etag: out.etag, value: out.value}}
+	case out.res == resNotFound && (in.op == opGet || in.op == opCAS):
+		return []regState{{}}
+	case in.op == opDelete && out.res == resOK:
+		return []regState{{}}
+	case in.op == opMaybeDelete || (in.op == opDelete && out.res == resUnknown):
+		return []regState{anyState, {}}
+	}
+	return []regState{anyState}
 }
 
 func createStep(s regState, in regInput, out regOutput) []regState {
@@ -202,7 +228,7 @@ var regModel = func() porcupine.Model {
 		Hash: func(state interface{}) uint64 {
 			s := state.(regState)
 			h := fnv.New64a()
-			fmt.Fprintf(h, "%t|%t|%s|%s", s.exists, s.known, s.etag, s.value)
+			fmt.Fprintf(h, "%t|%t|%t|%s|%s", s.any, s.exists, s.known, s.etag, s.value)
 			return h.Sum64()
 		},
 	}
@@ -263,26 +289,44 @@ type RegisterOp struct {
 // from init. It returns Pass, Fail, or Inconclusive when the search did not end within
 // timeout.
 func CheckRegister(init RegisterState, ops []RegisterOp, timeout time.Duration) Verdict {
+	v, _ := checkRegister(init, ops, timeout, false)
+	return v
+}
+
+// CheckRegisterWitness is CheckRegister that, on Fail, also cuts a [Witness] out of the
+// history: the operations' IDs are their indices in ops, their clients the Client numbers.
+// The witness is nil unless the verdict is Fail.
+func CheckRegisterWitness(init RegisterState, ops []RegisterOp, timeout time.Duration) (Verdict, *Witness) {
+	return checkRegister(init, ops, timeout, true)
+}
+
+func checkRegister(init RegisterState, ops []RegisterOp, timeout time.Duration, witness bool) (Verdict, *Witness) {
+	assume := regState{exists: init.Exists, known: init.Exists && init.ETag != "", etag: init.ETag, value: init.Value}
+	rops := make([]regOperation, len(ops))
+	for i, o := range ops {
+		rops[i] = regOperation{call: o.Call, ret: o.Return, ledger: int64(i), writer: strconv.Itoa(o.Client),
+			in:  regInput{op: regOp(o.Request), ifMatch: o.IfMatch, value: o.Value},
+			out: regOutput{res: regRes(o.Answer), etag: o.ETag, value: o.Value}}
+	}
 	var first int64
 	for i, o := range ops {
 		if i == 0 || o.Call < first {
 			first = o.Call
 		}
 	}
-	assume := regState{exists: init.Exists, known: init.Exists && init.ETag != "", etag: init.ETag, value: init.Value}
 	h := make([]porcupine.Operation, 0, len(ops)+1)
-	h = append(h, porcupine.Operation{Input: regInput{op: opAssume, assume: assume},
-		Output: regOutput{}, Call: first - 2, Return: first - 1})
-	for _, o := range ops {
-		h = append(h, porcupine.Operation{ClientId: o.Client, Call: o.Call, Return: o.Return,
-			Input:  regInput{op: regOp(o.Request), ifMatch: o.IfMatch, value: o.Value},
-			Output: regOutput{res: regRes(o.Answer), etag: o.ETag, value: o.Value}})
+	h = append(h, porcupine.Operation{Input: regInput{op: opAssume, assume: assume}, Output: regOutput{}, Call: first - 2, Return: first - 1})
+	for i, o := range rops {
+		h = append(h, porcupine.Operation{ClientId: ops[i].Client, Call: o.call, Return: o.ret, Input: o.in, Output: o.out})
 	}
 	switch porcupine.CheckOperationsTimeout(regModel, h, timeout) {
 	case porcupine.Ok:
-		return Pass
+		return Pass, nil
 	case porcupine.Illegal:
-		return Fail
+		if !witness {
+			return Fail, nil
+		}
+		return Fail, witnessOf("", assume, rops, min(timeout, witnessBudget))
 	}
-	return Inconclusive
+	return Inconclusive, nil
 }

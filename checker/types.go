@@ -202,6 +202,9 @@ type InvariantResult struct {
 	LedgerEntries []int64 `json:"ledger_entries,omitempty"`
 	// Narrative tells the first violation in plain words.
 	Narrative string `json:"narrative,omitempty"`
+	// Witness, for StoreLinearizable, is a minimal non-linearizable part of the failing key's
+	// history.
+	Witness *Witness `json:"witness,omitempty"`
 }
 
 // LostWrite is an acknowledged op missing from the auditor's recovered set.
