@@ -2,8 +2,8 @@ package checker
 
 import (
 	"fmt"
-	"strconv"
 	"hash/fnv"
+	"strconv"
 	"time"
 
 	"github.com/anishathalye/porcupine"

@@ -138,14 +138,58 @@ func (s *shrinker) illegal(keep []int) bool {
 }
 
 func (s *shrinker) porcupineOps(keep []int) []porcupine.Operation {
-	first := s.all[keep[0]].call
-	ops := make([]porcupine.Operation, 0, len(keep)+1)
-	ops = append(ops, porcupine.Operation{Input: regInput{op: opAssume, assume: s.init}, Output: regOutput{}, Call: first - 2, Return: first - 1})
-	for _, i := range keep {
-		o := &s.all[i]
-		ops = append(ops, porcupine.Operation{Input: o.in, Output: o.out, Call: o.call, Return: o.ret})
+	return historyOf(s.init, s.relax(keep))
+}
+
+// historyOf is ops (in invocation order) from init as porcupine operations.
+func historyOf(init regState, ops []regOperation) []porcupine.Operation {
+	first := ops[0].call
+	h := make([]porcupine.Operation, 0, len(ops)+1)
+	h = append(h, porcupine.Operation{Input: regInput{op: opAssume, assume: init}, Output: regOutput{}, Call: first - 2, Return: first - 1})
+	for _, o := range ops {
+		h = append(h, porcupine.Operation{Input: o.in, Output: o.out, Call: o.call, Return: o.ret})
 	}
-	return ops
+	return h
+}
+
+// relax returns the operations keep with every answer a dropped operation could explain
+// made lenient: a conditional write whose condition a dropped operation could have made
+// true is judged as an unconditional write, a refusal or a 404 that a dropped change could
+// explain as telling nothing. Lenient operations only widen the legal orders, so a relaxed
+// history that is not linearizable is not linearizable as recorded either, and no kept
+// operation is condemned for what a dropped one did.
+func (s *shrinker) relax(keep []int) []regOperation {
+	kept := make([]bool, len(s.all))
+	for _, i := range keep {
+		kept[i] = true
+	}
+	dropped := func(before int64, pred func(d *regOperation) bool) bool {
+		for i := range s.all {
+			if d := &s.all[i]; !kept[i] && d.call <= before && changes(d) && pred(d) {
+				return true
+			}
+		}
+		return false
+	}
+	deletes := func(d *regOperation) bool { return d.in.op == opDelete || d.in.op == opMaybeDelete }
+	out := make([]regOperation, len(keep))
+	for n, i := range keep {
+		o := s.all[i]
+		switch {
+		case o.in.op == opCAS && o.out.res == resOK &&
+			dropped(o.ret, func(d *regOperation) bool { return isWrite(d.in.op) && d.out.etag == o.in.ifMatch }):
+			o.in.op = opPut
+		case o.in.op == opCreate && o.out.res == resOK && dropped(o.ret, deletes):
+			o.in.op = opPut
+		case o.in.op == opGet && o.out.res == resNotFound && dropped(o.ret, deletes):
+			o.out.res = resUnknown
+		case (o.in.op == opCAS || o.in.op == opCreate) && (o.out.res == resPrecond || o.out.res == resNotFound) &&
+			dropped(o.ret, func(*regOperation) bool { return true }):
+			o.out.res = resNotApplied
+		}
+		out[n] = o
+	}
+	return out
 }
 
 // shrink returns a small illegal subset of all (which must be illegal as a whole), and
@@ -208,15 +252,13 @@ func witnessOf(key string, init regState, ops []regOperation, budget time.Durati
 	}
 	keep, minimal := s.shrink()
 	w := &Witness{Key: key, Initial: describeState(s.init), Of: len(ops), Minimal: minimal}
-	sub := make([]regOperation, len(keep))
 	for n, i := range keep {
 		o := &s.all[i]
-		sub[n] = *o
 		w.Ops = append(w.Ops, WitnessOp{N: n + 1, ID: o.ledger, Client: o.writer, Invoke: time.Duration(o.call),
 			Complete: time.Duration(o.ret), Pending: o.pending,
 			Request: reqText(o), Answer: answerText(o.out.res), ETag: o.out.etag, Value: opValue(o)})
 	}
-	w.Why = explain(s.init, sub)
+	w.Why = explain(s.init, s.relax(keep))
 	return w
 }
 

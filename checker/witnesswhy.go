@@ -41,7 +41,7 @@ func stateText(value, etag string) string {
 }
 
 func writeKind(op regOp) string {
-	return map[regOp]string{opCreate: "create", opCAS: "CAS", opPut: "PUT"}[op]
+	return map[regOp]string{opCreate: "create", opCAS: "CAS", opPut: "write"}[op]
 }
 
 // changes reports whether o may change the register.
@@ -53,23 +53,33 @@ func changes(o *regOperation) bool {
 }
 
 func whyFork(_ regState, ops []regOperation) string {
+	writersOf := func(etag string) []int {
+		var out []int
+		for i := range ops {
+			if isWrite(ops[i].in.op) && changes(&ops[i]) && ops[i].out.etag == etag {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	noDelete := !slices.ContainsFunc(ops, func(o regOperation) bool {
+		return changes(&o) && (o.in.op == opDelete || o.in.op == opMaybeDelete)
+	})
 	for a := range ops {
 		for b := a + 1; b < len(ops); b++ {
 			x, y := &ops[a], &ops[b]
 			if x.out.res != resOK || y.out.res != resOK || x.in.op != y.in.op {
 				continue
 			}
-			between := func(pred func(o *regOperation) bool) bool {
-				return slices.ContainsFunc(ops, func(o regOperation) bool { return pred(&o) })
-			}
 			switch {
-			case x.in.op == opCAS && x.in.ifMatch == y.in.ifMatch &&
-				!between(func(o *regOperation) bool { return changes(o) && o.out.etag == x.in.ifMatch && isWrite(o.in.op) }):
-				return fmt.Sprintf("%s and %s both answered ok to PUT If-Match:%s, but whichever took effect first left the key "+
-					"without etag %s and no write of that etag can be ordered between them, so the other's condition cannot have held",
-					opName(a), opName(b), x.in.ifMatch, x.in.ifMatch)
-			case x.in.op == opCreate &&
-				!between(func(o *regOperation) bool { return changes(o) && (o.in.op == opDelete || o.in.op == opMaybeDelete) }):
+			case x.in.op == opCAS && x.in.ifMatch == y.in.ifMatch && len(writersOf(x.in.ifMatch)) <= 1:
+				src := "the key held etag " + x.in.ifMatch + " once"
+				if p := writersOf(x.in.ifMatch); len(p) == 1 {
+					src = fmt.Sprintf("only %s wrote etag %s", opName(p[0]), x.in.ifMatch)
+				}
+				return fmt.Sprintf("%s and %s both answered ok to PUT If-Match:%s, but %s, and whichever of the two took "+
+					"effect first replaced it, so the other's condition cannot have held", opName(a), opName(b), x.in.ifMatch, src)
+			case x.in.op == opCreate && noDelete:
 				return fmt.Sprintf("%s and %s both created the key (PUT If-None-Match:* answered ok), and no delete can be "+
 					"ordered between them", opName(a), opName(b))
 			}
@@ -125,8 +135,8 @@ func differs(w, r *regOperation) bool {
 func producedAfter(ops []regOperation, r, w *regOperation) bool {
 	for i := range ops {
 		p := &ops[i]
-		if p == r || p == w || !changes(p) || p.ret < w.call {
-			continue
+		if p == r || p == w || !changes(p) || p.ret < w.call || (w.in.op == opCAS && p.out.etag == w.in.ifMatch) {
+			continue // p cannot follow w: it finished first, or w's condition needs p's ETag
 		}
 		if r.out.res == resNotFound {
 			if p.in.op == opDelete || p.in.op == opMaybeDelete {
@@ -175,11 +185,7 @@ func whyRefused(init regState, ops []regOperation) string {
 // whyStuck names porcupine's longest partial linearization and the first operation that
 // cannot extend it.
 func whyStuck(init regState, ops []regOperation) string {
-	h := make([]porcupine.Operation, 0, len(ops)+1)
-	h = append(h, porcupine.Operation{Input: regInput{op: opAssume, assume: init}, Output: regOutput{}, Call: ops[0].call - 2, Return: ops[0].call - 1})
-	for _, o := range ops {
-		h = append(h, porcupine.Operation{Input: o.in, Output: o.out, Call: o.call, Return: o.ret})
-	}
+	h := historyOf(init, ops)
 	_, info := porcupine.CheckOperationsVerbose(regModel, h, time.Second)
 	stuck, _ := firstUnlinearized(info, len(ops))
 	var best []int
