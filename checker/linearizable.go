@@ -369,7 +369,11 @@ func (x *index) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) Invari
 		r.Narrative += ": two conditional creates of one key both succeeded"
 	}
 	slices.Sort(r.LedgerEntries)
-	r.Witness = witnessOf(c.key, c.init, c.ops, min(x.linTimeout(), witnessBudget))
+	starts := []witnessStart{{c.init, c.ops}}
+	if c.origin != nil { // the operation that left init may be part of the story
+		starts = append([]witnessStart{{anyState, append([]regOperation{*c.origin}, c.ops...)}}, starts...)
+	}
+	r.Witness = witnessOf(c.key, min(x.linTimeout(), witnessBudget), starts...)
 	return r
 }
 

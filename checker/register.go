@@ -326,7 +326,7 @@ func checkRegister(init RegisterState, ops []RegisterOp, timeout time.Duration, 
 		if !witness {
 			return Fail, nil
 		}
-		return Fail, witnessOf("", assume, rops, min(timeout, witnessBudget))
+		return Fail, witnessOf("", min(timeout, witnessBudget), witnessStart{assume, rops})
 	}
 	return Inconclusive, nil
 }

@@ -195,11 +195,16 @@ func (s *shrinker) relax(keep []int) []regOperation {
 // shrink returns a small illegal subset of all (which must be illegal as a whole), and
 // whether it is 1-minimal: first the shortest illegal prefix in invocation order, then
 // chunks and single operations dropped while the rest stays illegal.
-func (s *shrinker) shrink() ([]int, bool) {
+func (s *shrinker) indices() []int {
 	keep := make([]int, len(s.all))
 	for i := range keep {
 		keep[i] = i
 	}
+	return keep
+}
+
+func (s *shrinker) shrink() ([]int, bool) {
+	keep := s.indices()
 	lo, hi := 0, len(keep) // keep[:hi] is illegal
 	for lo+1 < hi {
 		mid := (lo + hi) / 2
@@ -236,22 +241,35 @@ func (s *shrinker) dropChunks(keep []int, size int) []int {
 // anyState is the register's state when nothing is assumed about it.
 var anyState = regState{any: true}
 
-// witnessOf cuts a witness out of ops, a history that is not linearizable from init. It
-// returns nil when the history turns out linearizable within the budget.
-func witnessOf(key string, init regState, ops []regOperation, budget time.Duration) *Witness {
-	s := newShrinker(anyState, ops, budget)
-	all := make([]int, len(s.all))
-	for i := range all {
-		all[i] = i
-	}
-	if !s.illegal(all) {
-		s.init = init
-		if !s.illegal(all) {
-			return nil
+// witnessStart is a history and the state it is judged from.
+type witnessStart struct {
+	init regState
+	ops  []regOperation
+}
+
+// witnessOf cuts a witness out of the first of starts that is not linearizable (each is
+// first tried from any state). It returns nil when all turn out linearizable within the
+// budget.
+func witnessOf(key string, budget time.Duration, starts ...witnessStart) *Witness {
+	deadline := time.Now().Add(budget)
+	var s *shrinker
+	for _, st := range starts {
+		for _, init := range []regState{anyState, st.init} {
+			cand := newShrinker(init, st.ops, time.Until(deadline))
+			if len(cand.all) > 0 && cand.illegal(cand.indices()) {
+				s = cand
+				break
+			}
+		}
+		if s != nil {
+			break
 		}
 	}
+	if s == nil {
+		return nil
+	}
 	keep, minimal := s.shrink()
-	w := &Witness{Key: key, Initial: describeState(s.init), Of: len(ops), Minimal: minimal}
+	w := &Witness{Key: key, Initial: describeState(s.init), Of: len(s.all), Minimal: minimal}
 	for n, i := range keep {
 		o := &s.all[i]
 		w.Ops = append(w.Ops, WitnessOp{N: n + 1, ID: o.ledger, Client: o.writer, Invoke: time.Duration(o.call),

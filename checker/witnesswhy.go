@@ -203,11 +203,10 @@ func whyStuck(init regState, ops []regOperation) string {
 		}
 	}
 	o := &ops[stuck]
-	prefix := "no operation"
-	if len(order) > 0 {
-		prefix = "the order " + strings.Join(order, ", ")
+	what := fmt.Sprintf("%s (%s answered %s, %s)", opName(stuck), reqText(o), answerText(o.out.res), stateText(opValue(o), o.out.etag))
+	if len(order) == 0 {
+		return fmt.Sprintf("%s cannot be explained starting from %s", what, describeState(init))
 	}
-	return fmt.Sprintf("no order of these %d operations explains every answer: %s is the longest that does, and %s "+
-		"(%s answered %s, %s) cannot follow it nor be placed earlier", len(ops), prefix, opName(stuck), reqText(o),
-		answerText(o.out.res), stateText(opValue(o), o.out.etag))
+	return fmt.Sprintf("no order of these %s explains every answer: the order %s is the longest that does, and %s "+
+		"cannot follow it nor be placed earlier", plural(len(ops), "operation", "operations"), strings.Join(order, ", "), what)
 }
