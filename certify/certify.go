@@ -116,6 +116,9 @@ type Result struct {
 	Facts map[string]string `json:"facts,omitempty"`
 	// Duration is how long the probe took.
 	Duration time.Duration `json:"duration"`
+	// Witness, when the probe found a history that is not linearizable, is a minimal part of
+	// it that no order explains, with the reason.
+	Witness *checker.Witness `json:"witness,omitempty"`
 }
 
 // Report is the outcome of a certification run.
@@ -317,7 +320,7 @@ func (b *bench) run(ctx context.Context, p Probe, c store.Client) (res Result) {
 		}
 		res = p.result(c)
 		res.Duration = time.Since(start)
-		res.Verdict, res.Observed, res.Details = t.verdict(), t.observed, t.details
+		res.Verdict, res.Observed, res.Details, res.Witness = t.verdict(), t.observed, t.details, t.witness
 		if len(t.facts) > 0 {
 			res.Facts = t.facts
 		}

@@ -168,12 +168,23 @@ func probeB11(ctx context.Context, t *trial) {
 	c.ops = append(c.ops, checker.RegisterOp{Client: m, Call: c.now(), Return: c.now(), Request: checker.RegisterGet,
 		Answer: checker.AnswerOK, ETag: final.ETag, Value: chainValue(fv, fn)})
 	init := checker.RegisterState{Exists: true, ETag: e0, Value: chainValue(0, n0)}
-	switch checker.CheckRegister(init, c.ops, 20*time.Second) {
+	verdict, w := checker.CheckRegisterWitness(init, c.ops, 20*time.Second)
+	switch verdict {
 	case checker.Pass:
 		t.fact("linearizable", "true")
 	case checker.Fail:
 		t.fact("linearizable", "false")
-		t.failf("porcupine: the history of %d operations is not linearizable for a CAS register", len(c.ops))
+		if w == nil {
+			t.failf("porcupine: the history of %d operations is not linearizable for a CAS register", len(c.ops))
+			break
+		}
+		w.Key = t.short(key)
+		for i := range w.Ops {
+			w.Ops[i].Client = chainClient(w.Ops[i].Client, m)
+		}
+		t.witness = w
+		t.failf("porcupine: the history of %d operations is not linearizable for a CAS register; these %d are not: %s",
+			len(c.ops), len(w.Ops), w.Why)
 	default:
 		t.fact("linearizable", "unknown")
 		t.errorf("porcupine: the linearizability check of %d operations timed out", len(c.ops))
@@ -256,6 +267,14 @@ func (c *chainRun) followChain(n0 string, fv int, fn string) (map[string]bool, i
 		t.failf("the chain reaches the first link with %d values unaccounted for", want)
 	}
 	return onChain, landedUnknown
+}
+
+// chainClient names the client of a chain operation: a writer, or the final read (client m).
+func chainClient(id string, m int) string {
+	if id == strconv.Itoa(m) {
+		return "final read"
+	}
+	return "writer " + id
 }
 
 func valuesOf(ws []*chainWrite) string {

@@ -72,6 +72,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 				fmt.Fprintf(tw, "\t\t\t\t\t  %s\n", oneLine(d))
 			}
 		}
+		if x.Witness != nil && x.Verdict == Fail {
+			for _, l := range witnessLines(x.Witness) {
+				fmt.Fprintf(tw, "\t\t\t\t\t  %s\n", l)
+			}
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -137,7 +142,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, x := range r.Results {
 		c.Rows = append(c.Rows, reports.CertificationRow{Client: x.Client, ID: x.ID, Title: x.Title, Asserts: x.Asserts,
 			Class: string(x.Class), Verdict: x.Verdict, VerdictLabel: verdictText(x), Duration: ms(x.Duration),
-			Observed: x.Observed, Details: x.Details})
+			Observed: x.Observed, Details: x.Details, Witness: x.Witness})
 	}
 	return reports.WriteCertification(w, c)
 }

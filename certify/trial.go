@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/storeprobe"
 )
@@ -26,6 +27,7 @@ type trial struct {
 	problems              []string
 	details               []string
 	facts                 map[string]string
+	witness               *checker.Witness // a minimal non-linearizable part of what the probe saw
 }
 
 // maxDetails bounds the detail lines of one result.

@@ -63,17 +63,21 @@ func (w *Witness) Text() string {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OP\tID\tCLIENT\tINVOKE\tCOMPLETE\tREQUEST\tANSWER\tETAG\tVALUE")
 	for _, o := range w.Ops {
-		done := secs(o.Complete)
+		done := witnessTime(o.Complete)
 		if o.Pending {
 			done = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.N, o.ID, o.Client, secs(o.Invoke), done, o.Request,
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.N, o.ID, o.Client, witnessTime(o.Invoke), done, o.Request,
 			o.Answer, o.ETag, o.Value)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "from %s: %s", w.Initial, w.Why)
 	return b.String()
 }
+
+// witnessTime shows a time to the microsecond: a witness's operations are often closer
+// than a millisecond.
+func witnessTime(d time.Duration) string { return fmt.Sprintf("%.6fs", d.Seconds()) }
 
 // witnessBudget bounds the time spent shrinking one witness.
 const witnessBudget = 10 * time.Second

@@ -13,16 +13,17 @@ import (
 )
 
 type invariantRow struct {
-	Name        string      `json:"name"`
-	Status      badge       `json:"status"`
-	Guarantee   string      `json:"guarantee,omitempty"`
-	Explanation string      `json:"explanation,omitempty"`
-	Narrative   string      `json:"narrative,omitempty"`
-	Violations  int         `json:"violations,omitempty"`
-	Expected    bool        `json:"expected,omitempty"`
-	Events      []eventRow  `json:"events,omitempty"`
-	EventsMore  int         `json:"events_more,omitempty"`
-	Ledger      []ledgerRow `json:"ledger,omitempty"`
+	Name        string       `json:"name"`
+	Status      badge        `json:"status"`
+	Guarantee   string       `json:"guarantee,omitempty"`
+	Explanation string       `json:"explanation,omitempty"`
+	Narrative   string       `json:"narrative,omitempty"`
+	Violations  int          `json:"violations,omitempty"`
+	Expected    bool         `json:"expected,omitempty"`
+	Events      []eventRow   `json:"events,omitempty"`
+	EventsMore  int          `json:"events_more,omitempty"`
+	Ledger      []ledgerRow  `json:"ledger,omitempty"`
+	Witness     *witnessView `json:"witness,omitempty"`
 }
 
 // eventRow is one history event in a table.
@@ -85,6 +86,7 @@ func invariantRows(c *outcome.CellResult, ix map[int64]*history.Event, lx map[in
 			Narrative:   ir.Narrative,
 			Violations:  ir.Violations,
 			Expected:    c.Kill && slices.Contains(c.Violates, ir.Name),
+			Witness:     toWitnessView(ir.Witness),
 		}
 		ids := slices.Clone(ir.Counterexample)
 		sort.SliceStable(ids, func(i, j int) bool {

@@ -37,6 +37,8 @@ type CertificationRow struct {
 	VerdictLabel                      string
 	Duration, Observed                string
 	Details                           []string
+	// Witness, when set, is shown as a table under the observation.
+	Witness *checker.Witness
 }
 
 type certificationPage struct {
@@ -48,6 +50,7 @@ type certificationPage struct {
 type certificationRowView struct {
 	CertificationRow
 	Verdict badge
+	Witness *witnessView
 }
 
 // WriteCertification writes a certification page: a single self-contained file, every value
@@ -59,7 +62,8 @@ func WriteCertification(w io.Writer, c Certification) error {
 		if class == "info" {
 			class = ""
 		}
-		p.Rows = append(p.Rows, certificationRowView{CertificationRow: r, Verdict: badge{Label: r.VerdictLabel, Class: class}})
+		p.Rows = append(p.Rows, certificationRowView{CertificationRow: r, Verdict: badge{Label: r.VerdictLabel, Class: class},
+			Witness: toWitnessView(r.Witness)})
 	}
 	return pages.ExecuteTemplate(w, "certify.html.tmpl", p)
 }
