@@ -183,8 +183,8 @@ func probeB11(ctx context.Context, t *trial) {
 			w.Ops[i].Client = chainClient(w.Ops[i].Client, m)
 		}
 		t.witness = w
-		t.failf("porcupine: the history of %d operations is not linearizable for a CAS register; these %d are not: %s",
-			len(c.ops), len(w.Ops), w.Why)
+		t.failf("porcupine: the history of %d operations is not linearizable for a CAS register; the witness shows %d of them "+
+			"that no order explains", len(c.ops), len(w.Ops))
 	default:
 		t.fact("linearizable", "unknown")
 		t.errorf("porcupine: the linearizability check of %d operations timed out", len(c.ops))

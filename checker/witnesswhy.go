@@ -73,7 +73,7 @@ func whyFork(_ regState, ops []regOperation) string {
 			}
 			switch {
 			case x.in.op == opCAS && x.in.ifMatch == y.in.ifMatch && len(writersOf(x.in.ifMatch)) <= 1:
-				src := "the key held etag " + x.in.ifMatch + " once"
+				src := "none of these operations writes etag " + x.in.ifMatch
 				if p := writersOf(x.in.ifMatch); len(p) == 1 {
 					src = fmt.Sprintf("only %s wrote etag %s", opName(p[0]), x.in.ifMatch)
 				}
