@@ -35,7 +35,8 @@
 // The probes ([Probes]) are A1-A6 (the conditional headers are honoured at all), B9-B11
 // (atomicity under concurrency: N-way create and CAS races, and a CAS chain checked for
 // linearizability against the checker's register model, [checker.CheckRegister], the model
-// the bench's StoreLinearizable invariant judges every run with), C14-C15 (identical content gives an
+// the bench's StoreLinearizable invariant judges every run with; a failure carries the
+// checker's witness, in [Result.Witness] and every report), C14-C15 (identical content gives an
 // identical ETag, and the ABA exploit this allows, which the bench's seq field defeats), D17-D18
 // (read-after-CAS from a second client, and no phantom 412), E19-E20 (conditional deletes and
 // DeleteObjects per-key reporting, recorded only: the protocol never relies on them) and F24

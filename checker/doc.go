@@ -12,6 +12,12 @@
 //     as pass, fail or inconclusive; a fail carries the IDs of the events that prove it
 //     (ledger entry IDs for store-level checks) and a narrative that names ops, writers,
 //     terms and times.
+//   - A StoreLinearizable failure, and a [CheckRegisterWitness] failure, carries a [Witness]:
+//     a small part of the failing key's history that is not linearizable on its own (every
+//     operation with its client, invoke and complete times, answer, ETag and value) and one
+//     sentence saying why no order explains it. It is shrunk until dropping any one operation
+//     makes it linearizable, unless its time budget runs out first (Witness.Minimal says
+//     which); the only clock the checker reads bounds this search and porcupine's.
 //   - A broken harness (an event completing before it was invoked, duplicate event or ledger
 //     IDs, an expectation naming an unknown invariant) yields the verdict error, never a
 //     safety violation.
