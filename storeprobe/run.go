@@ -47,6 +47,7 @@ type Options struct {
 	// Keys is the number of races per racer count; 0 means DefaultKeys.
 	Keys int
 	// Kinds are the probes to run, in order; nil means CreateRace, then CASRace.
+	// [Preflight] adds the sequential probes MissingIfMatch and ReadAfterCAS before them.
 	Kinds []Kind
 	// Origin names the writer in the racers' bodies ("fencebench-<origin> ...").
 	Origin string
@@ -55,7 +56,8 @@ type Options struct {
 // Result is what one racing probe found.
 type Result struct {
 	Kind
-	// Racers are the racer counts raced, Races the number of races judged.
+	// Racers are the racer counts raced, Races the number of races judged; a sequential
+	// probe races nothing (Racers is nil) and Races counts its keys.
 	Racers []int `json:"racers"`
 	Races  int   `json:"races"`
 	// Wins, Refused and NoAnswer count the racers' answers over every race: 2xx, 412 or
@@ -73,7 +75,7 @@ type Result struct {
 // Unsafe reports whether the store failed the probe.
 func (r Result) Unsafe() bool { return r.Witness != "" }
 
-// Run runs the racing probes of o.Kinds; each stops at its first violating race,
+// Run runs the probes of o.Kinds; each stops at its first violating race,
 // and a failed probe skips the ones after it. It returns an error, with the results so far,
 // when a race could not be judged: a configuration problem, the reader's own calls failing
 // (the GET after a race included), or ctx ending.
@@ -102,6 +104,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 }
 
 func (o Options) probe(ctx context.Context, k Kind) (Result, error) {
+	if check, ok := sequentialChecks[k]; ok {
+		return o.sequential(ctx, k, check)
+	}
 	res := Result{Kind: k, Racers: o.Racers}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
