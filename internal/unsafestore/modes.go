@@ -100,3 +100,15 @@ func (f *Front) createOnIfMatch(w http.ResponseWriter, r *http.Request) {
 	}
 	f.putUnconditionally(w, r, body)
 }
+
+// Every returns one front of each mode, with the settings the bench's own tests refuse it
+// with: a check-then-act gap of 5ms, conditions stripped above 3 requests in flight, stale
+// reads for 200ms after a CAS.
+func Every() []Options {
+	return []Options{
+		{Mode: CheckThenAct, Gap: 5 * time.Millisecond},
+		{Mode: IgnoreUnderLoad, MaxInFlight: 3},
+		{Mode: CreateOnIfMatch},
+		{Mode: StaleAfterCAS, Stale: 200 * time.Millisecond},
+	}
+}

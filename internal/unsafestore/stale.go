@@ -58,22 +58,24 @@ func (f *Front) serveStale(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// statusWriter records the status a handler answered.
+// statusWriter calls onStatus with the status a handler answers, before the client sees it.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	onStatus func(int)
+	done     bool
 }
 
 func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+	if !s.done {
+		s.done = true
+		s.onStatus(code)
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
+	if !s.done {
+		s.WriteHeader(http.StatusOK)
 	}
 	return s.ResponseWriter.Write(b)
 }
@@ -97,11 +99,12 @@ func (f *Front) casThenStale(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	sw := &statusWriter{ResponseWriter: w}
-	f.proxy.ServeHTTP(sw, r)
-	if sw.status/100 == 2 && prev.StatusCode == http.StatusOK && strings.Trim(prev.Header.Get("ETag"), `"`) == im {
-		f.stale.put(r.URL.Path, staleEntry{header: prev.Header.Clone(), body: body, until: time.Now().Add(f.opts.Stale)})
-	}
+	replaced := prev.StatusCode == http.StatusOK && strings.Trim(prev.Header.Get("ETag"), `"`) == im
+	f.proxy.ServeHTTP(&statusWriter{ResponseWriter: w, onStatus: func(code int) {
+		if code/100 == 2 && replaced { // cached before the writer learns of its success
+			f.stale.put(r.URL.Path, staleEntry{header: prev.Header.Clone(), body: body, until: time.Now().Add(f.opts.Stale)})
+		}
+	}}, r)
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

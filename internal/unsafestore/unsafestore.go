@@ -153,19 +153,17 @@ func (f *Front) putUnconditionally(w http.ResponseWriter, r *http.Request, body 
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	relay(w, put, true)
+	relay(w, put)
 }
 
-// relay answers resp's status, headers and (when withBody) body, and closes it.
-func relay(w http.ResponseWriter, resp *http.Response, withBody bool) {
+// relay answers resp's status, headers and body, and closes it.
+func relay(w http.ResponseWriter, resp *http.Response) {
 	defer resp.Body.Close()
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	if withBody {
-		_, _ = io.Copy(w, resp.Body)
-	}
+	_, _ = io.Copy(w, resp.Body)
 }
 
 // send makes the front's own request for r's object, signed with the store's credentials.
