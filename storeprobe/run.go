@@ -103,11 +103,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	return out, nil
 }
 
-func (o Options) probe(ctx context.Context, k Kind) (Result, error) {
+func (o Options) probe(ctx context.Context, k Kind) (res Result, err error) {
 	if check, ok := sequentialChecks[k]; ok {
 		return o.sequential(ctx, k, check)
 	}
-	res := Result{Kind: k, Racers: o.Racers}
+	res = Result{Kind: k, Racers: o.Racers}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for _, n := range o.Racers {

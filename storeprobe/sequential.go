@@ -28,14 +28,14 @@ var sequentialChecks = map[Kind]func(o Options, ctx context.Context, key string,
 }
 
 // sequential runs check once on each of o.Keys fresh keys and stops at the first violation.
-func (o Options) sequential(ctx context.Context, k Kind, check func(Options, context.Context, string, *Result) (string, error)) (Result, error) {
-	res := Result{Kind: k}
+func (o Options) sequential(ctx context.Context, k Kind, check func(Options, context.Context, string, *Result) (string, error)) (res Result, err error) {
+	res.Kind = k
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for i := 0; i < o.Keys; i++ {
 		key := fmt.Sprintf("%s%s-k%d-%s", o.Prefix, k.ID, i, Nonce())
-		witness, err := check(o, ctx, key, &res)
-		if err != nil {
+		var witness string
+		if witness, err = check(o, ctx, key, &res); err != nil {
 			return res, err
 		}
 		res.Races++

@@ -11,7 +11,8 @@ import (
 	"github.com/fencebench/fencebench/storeprobe"
 )
 
-// TestSequentialProbes: the pinned MinIO passes both sequential probes on every key; a front
+// TestSequentialProbes: the pinned MinIO passes both sequential probes on every key, and
+// every probe of the pre-flight, each with its duration recorded; a front
 // that creates on If-Match to a missing key fails A5 and a front that serves the replaced
 // version after a CAS fails D17, each with a witness that says what was sent and answered.
 func TestSequentialProbes(t *testing.T) {
@@ -51,6 +52,15 @@ func TestSequentialProbes(t *testing.T) {
 				if len(res) != 2 || res[0].Unsafe() || last.Unsafe() || res[0].Refused != res[0].Races || last.Wins != last.Races ||
 					last.Races != storeprobe.DefaultKeys {
 					t.Fatalf("results %+v; want both passed on %d keys", res, storeprobe.DefaultKeys)
+				}
+				o.Prefix, o.Kinds = testenv.Prefix(t), storeprobe.Preflight
+				if res, err = storeprobe.Run(ctx, o); err != nil || len(res) != 4 {
+					t.Fatalf("the pre-flight's probes: %+v %v; want 4 results", res, err)
+				}
+				for _, r := range res {
+					if r.Unsafe() || r.Duration <= 0 {
+						t.Errorf("%s: %+v; want passed, with how long it took", r.ID, r)
+					}
 				}
 				return
 			}
