@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
@@ -41,7 +40,8 @@ func TestUnsafeFrontsRefused(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			prefix := testenv.Prefix(t)
-			e := frontEnv(t, tc.front, prefix)
+			cfg, name := unsafestore.Serve(t, testenv.MinIO(t).Config(), tc.front)
+			e := testenv.External(t, cfg, name, prefix)
 			rep, err := Run(ctx, e, Options{Keys: 4, Racers: []int{8}, Probes: []string{"A5", "B9", "B10", "B11", "D17"}, Prefix: prefix, Cleanup: true})
 			if err != nil {
 				t.Fatal(err)
@@ -70,24 +70,4 @@ func TestUnsafeFrontsRefused(t *testing.T) {
 			}
 		})
 	}
-}
-
-// frontEnv is the shared MinIO under prefix, through a front of o when o is not nil.
-func frontEnv(t *testing.T, o *unsafestore.Options, prefix string) env.Env {
-	t.Helper()
-	cfg := testenv.MinIO(t).Config()
-	name := "pinned MinIO"
-	if o != nil {
-		f, err := unsafestore.Open(cfg, *o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(f.Close)
-		cfg, name = f.Config(), o.Mode.String()+" front"
-	}
-	e, err := env.NewExternal(cfg, name, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
 }

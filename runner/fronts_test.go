@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fencebench/fencebench/checker"
-	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
@@ -36,8 +35,9 @@ func TestUnsafeFrontsTurnRunRed(t *testing.T) {
 	for _, tc := range rows {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := testenv.Prefix(t) + "run/"
+			cfg, name := unsafestore.Serve(t, testenv.MinIO(t).Config(), tc.front)
 			sum, err := Run(context.Background(), pick(t, "steady-state", "partitioned-primary"),
-				Options{Out: t.TempDir(), Env: frontEnv(t, tc.front, prefix), Prefix: prefix, Seed: 1, Cleanup: true})
+				Options{Out: t.TempDir(), Env: testenv.External(t, cfg, name, prefix), Prefix: prefix, Seed: 1, Cleanup: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,25 +63,4 @@ func TestUnsafeFrontsTurnRunRed(t *testing.T) {
 			}
 		})
 	}
-}
-
-// frontEnv is the shared MinIO as an external store under prefix, through a front of o when
-// o is not nil.
-func frontEnv(t *testing.T, o *unsafestore.Options, prefix string) env.Env {
-	t.Helper()
-	cfg := testenv.MinIO(t).Config()
-	name := "pinned MinIO"
-	if o != nil {
-		f, err := unsafestore.Open(cfg, *o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(f.Close)
-		cfg, name = f.Config(), o.Mode.String()+" front"
-	}
-	e, err := env.NewExternal(cfg, name, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
 }

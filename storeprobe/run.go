@@ -152,19 +152,13 @@ func (o Options) race(ctx context.Context, k Kind, clients []store.Store, key st
 	res.Races++
 	unexpected := ""
 	for i, r := range rs {
-		switch Classify(r.Err) {
-		case Won:
-			res.Wins++
-		case Refused412, Refused409:
-			res.Refused++
-		case NoAnswer:
-			res.NoAnswer++
-		default:
-			if errors.Is(r.Err, store.ErrConfig) || ctx.Err() != nil {
-				return "", fmt.Errorf("storeprobe: %s racer %d on %s: %w", k.ID, i, key, r.Err)
-			}
-			unexpected = cmp.Or(unexpected, fmt.Sprintf("racer %d answered %v, want 2xx, 412 or 409", i, r.Err))
+		if res.add(r.Err) != Unexpected {
+			continue
 		}
+		if errors.Is(r.Err, store.ErrConfig) || ctx.Err() != nil {
+			return "", fmt.Errorf("storeprobe: %s racer %d on %s: %w", k.ID, i, key, r.Err)
+		}
+		unexpected = cmp.Or(unexpected, fmt.Sprintf("racer %d answered %v, want 2xx, 412 or 409", i, r.Err))
 	}
 	if _, multiple := Winners(rs); multiple != "" {
 		return multiple, nil
@@ -177,4 +171,18 @@ func (o Options) race(ctx context.Context, k Kind, clients []store.Store, key st
 		return "", fmt.Errorf("storeprobe: GET %s after the race: %w", key, err)
 	}
 	return Judge(rs, obj.Body).Violation(), nil
+}
+
+// add counts the class of an answer's error in r and returns it.
+func (r *Result) add(err error) Answer {
+	a := Classify(err)
+	switch a {
+	case Won:
+		r.Wins++
+	case Refused412, Refused409:
+		r.Refused++
+	case NoAnswer:
+		r.NoAnswer++
+	}
+	return a
 }

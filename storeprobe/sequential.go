@@ -49,15 +49,10 @@ func (o Options) sequential(ctx context.Context, k Kind, check func(Options, con
 
 // count adds err's class to res and returns an error when the call could not be judged.
 func (o Options) count(ctx context.Context, res *Result, what string, err error) error {
-	switch Classify(err) {
-	case Won:
-		res.Wins++
-	case Refused412, Refused409:
-		res.Refused++
+	switch res.add(err) {
 	case NoAnswer:
-		res.NoAnswer++
 		return fmt.Errorf("storeprobe: %s got no answer: %w", what, err)
-	default:
+	case Unexpected:
 		if errors.Is(err, store.ErrNotFound) {
 			res.Refused++
 			return nil

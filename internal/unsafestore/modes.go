@@ -3,7 +3,10 @@ package unsafestore
 import (
 	"fmt"
 	"net/http"
+	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/store"
 )
 
 // Mode is how a front breaks the store's conditional writes.
@@ -68,12 +71,7 @@ func (f *Front) ignoreUnderLoad(w http.ResponseWriter, r *http.Request) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
-	body, err := readPayload(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	f.putUnconditionally(w, r, body)
+	f.stripConditions(w, r)
 }
 
 // createOnIfMatch writes a PUT If-Match unconditionally when the key is missing, and
@@ -83,16 +81,19 @@ func (f *Front) createOnIfMatch(w http.ResponseWriter, r *http.Request) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
-	head, err := f.send(r, http.MethodHead, nil)
-	if err != nil {
+	exists, _, err := f.head(r)
+	switch {
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	head.Body.Close()
-	if head.StatusCode != http.StatusNotFound {
+	case exists:
 		f.proxy.ServeHTTP(w, r)
-		return
+	default:
+		f.stripConditions(w, r)
 	}
+}
+
+// stripConditions writes r's body to its key with the front's own unconditional PUT.
+func (f *Front) stripConditions(w http.ResponseWriter, r *http.Request) {
 	body, err := readPayload(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -111,4 +112,19 @@ func Every() []Options {
 		{Mode: CreateOnIfMatch},
 		{Mode: StaleAfterCAS, Stale: 200 * time.Millisecond},
 	}
+}
+
+// Serve returns cfg and the name "pinned MinIO" when o is nil, and otherwise the config of a
+// front of o over cfg and the front's name; the front closes when t ends.
+func Serve(t testing.TB, cfg store.Config, o *Options) (store.Config, string) {
+	t.Helper()
+	if o == nil {
+		return cfg, "pinned MinIO"
+	}
+	f, err := Open(cfg, *o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f.Config(), o.Mode.String() + " front"
 }

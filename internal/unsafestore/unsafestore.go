@@ -122,14 +122,11 @@ func (f *Front) checkThenAct(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	head, err := f.send(r, http.MethodHead, nil)
+	exists, etag, err := f.head(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	head.Body.Close()
-	exists := head.StatusCode == http.StatusOK
-	etag := strings.Trim(head.Header.Get("ETag"), `"`)
 	switch {
 	case inm != "" && exists:
 		refuse(w, http.StatusPreconditionFailed, "PreconditionFailed", r.URL.Path)
@@ -143,6 +140,19 @@ func (f *Front) checkThenAct(w http.ResponseWriter, r *http.Request) {
 	}
 	time.Sleep(f.Gap)
 	f.putUnconditionally(w, r, body)
+}
+
+// head reports whether r's key exists, and its ETag, by the front's own HEAD.
+func (f *Front) head(r *http.Request) (exists bool, etag string, err error) {
+	resp, err := f.send(r, http.MethodHead, nil)
+	if err != nil {
+		return false, "", err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+		return false, "", fmt.Errorf("unsafestore: HEAD %s answered %s", r.URL.Path, resp.Status)
+	}
+	return resp.StatusCode == http.StatusOK, strings.Trim(resp.Header.Get("ETag"), `"`), nil
 }
 
 // putUnconditionally writes body to r's key with the front's own unconditional PUT and
