@@ -1,7 +1,7 @@
 // Package outcome holds what a bench run produced, in the one shape the runner records, the
 // reports render and `fencebench report` reads back: [Summary] and its [CellResult]s, and
 // the exit codes every command of the bench ends with, and the run's [Preflight]: what the
-// racing probes found on the store before the first cell, with [StoreUnsafe] naming the
+// pre-flight probes found on the store before the first cell, with [StoreUnsafe] naming the
 // probe a store failed and its witness (a distinct cause: the store, not the protocol).
 //
 // It guarantees that a run folder's run.json and result.json files decode into these types

@@ -33,7 +33,7 @@ type Summary struct {
 	Command  string        `json:"command,omitempty"`
 	Version  string        `json:"version,omitempty"`
 	Cells    []*CellResult `json:"cells"`
-	// Preflight is what the racing probes found on the store before the first cell; nil for
+	// Preflight is what the pre-flight's probes found on the store before the first cell; nil for
 	// a run stored before the pre-flight existed.
 	Preflight *Preflight `json:"preflight,omitempty"`
 }
@@ -41,18 +41,20 @@ type Summary struct {
 // Preflight is the check of the store a run does once, before its first cell: racing
 // probes of its conditional writes, straight to the store (no fault path).
 type Preflight struct {
-	// Probes are the racing probes run, in order; a failed probe is the last.
+	// Probes are the probes run (sequential ones, then racing ones), in order; a failed
+	// probe is the last.
 	Probes []PreflightProbe `json:"probes"`
 	// Error says why the pre-flight could not judge the store; "" when it did.
 	Error string `json:"error,omitempty"`
 }
 
-// PreflightProbe is what one racing probe found.
+// PreflightProbe is what one probe of the pre-flight found.
 type PreflightProbe struct {
 	// ID is the probe's number in the object-store design notes ("B9"), Name what races.
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Racers are the racer counts raced, Races the number of races judged.
+	// Racers are the racer counts raced, Races the number of races judged; a sequential
+	// probe has no racers and Races counts its keys.
 	Racers []int `json:"racers"`
 	Races  int   `json:"races"`
 	// Wins, Refused and NoAnswer count the racers' answers: 2xx, 412 or 409, no response.
@@ -64,7 +66,7 @@ type PreflightProbe struct {
 	Witness string `json:"witness,omitempty"`
 }
 
-// StoreUnsafe names the racing probe the store failed and its witness.
+// StoreUnsafe names the pre-flight probe the store failed and its witness.
 type StoreUnsafe struct {
 	Probe   string `json:"probe"`
 	Witness string `json:"witness"`

@@ -46,6 +46,9 @@ func preflightOf(pf *outcome.Preflight) *preflightView {
 		row := preflightRow{Probe: p.ID + " " + p.Name, Class: "pass", Verdict: "pass",
 			Summary: fmt.Sprintf("%d races of %s racers: %d wins, %d refused, %d without answer, %s", p.Races,
 				strings.Join(racers, " and "), p.Wins, p.Refused, p.NoAnswer, fmtDur(p.Duration))}
+		if len(p.Racers) == 0 {
+			row.Summary = fmt.Sprintf("%d keys, one request at a time: %d 2xx, %d refused, %s", p.Races, p.Wins, p.Refused, fmtDur(p.Duration))
+		}
 		if p.Witness != "" {
 			row.Class, row.Verdict = "fail", labelStoreUnsafe
 		}

@@ -14,9 +14,10 @@ import (
 // preflightBudget bounds the pre-flight's racing probes.
 const preflightBudget = 2 * time.Minute
 
-// preflight races the store's conditional writes once, before the first cell: the N-way
-// create race and the N-way CAS race of package storeprobe, with their default racer counts
-// and keys, straight to the store (no fault path), under <prefix>.preflight/.
+// preflight checks the store's conditional writes once, before the first cell: the
+// sequential probes of package storeprobe (If-Match on a missing key, read after CAS), then
+// its N-way create race and N-way CAS race, with their default racer counts and keys,
+// straight to the store (no fault path), under <prefix>.preflight/.
 func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	pf := &outcome.Preflight{}
 	cfg := r.env.Config()
@@ -29,7 +30,7 @@ func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	pctx, cancel := context.WithTimeout(ctx, preflightBudget)
 	defer cancel()
 	res, err := storeprobe.Run(pctx, storeprobe.Options{Reader: reader, Prefix: r.opts.Prefix + ".preflight/",
-		Origin: "preflight", NewClient: func() (store.Store, error) { return store.New(client, cfg) }})
+		Origin: "preflight", Kinds: storeprobe.Preflight, NewClient: func() (store.Store, error) { return store.New(client, cfg) }})
 	for _, x := range res {
 		pf.Probes = append(pf.Probes, outcome.PreflightProbe{ID: x.ID, Name: x.Name, Racers: x.Racers, Races: x.Races,
 			Wins: x.Wins, Refused: x.Refused, NoAnswer: x.NoAnswer, Duration: x.Duration, Witness: x.Witness})

@@ -33,10 +33,10 @@ func TestPreflightOnMinIO(t *testing.T) {
 		t.Fatalf("exit %d: %+v", sum.ExitCode(), sum.Cells[0].Result.Reasons)
 	}
 	pf := sum.Preflight
-	if pf == nil || pf.Error != "" || pf.Unsafe() != nil || len(pf.Probes) != 2 {
-		t.Fatalf("pre-flight %+v; want two passed probes", pf)
+	if pf == nil || pf.Error != "" || pf.Unsafe() != nil || len(pf.Probes) != 4 {
+		t.Fatalf("pre-flight %+v; want two sequential and two racing probes, passed", pf)
 	}
-	for _, p := range pf.Probes {
+	for _, p := range pf.Probes[2:] {
 		if p.Races != 32 || p.Wins != p.Races || !slices.Equal(p.Racers, []int{8, 32}) {
 			t.Errorf("%s: %+v; want 16 keys x N=8 and N=32, one winner each", p.ID, p)
 		}

@@ -47,6 +47,7 @@ type Options struct {
 	// Keys is the number of races per racer count; 0 means DefaultKeys.
 	Keys int
 	// Kinds are the probes to run, in order; nil means CreateRace, then CASRace.
+	// [Preflight] adds the sequential probes MissingIfMatch and ReadAfterCAS before them.
 	Kinds []Kind
 	// Origin names the writer in the racers' bodies ("fencebench-<origin> ...").
 	Origin string
@@ -55,7 +56,8 @@ type Options struct {
 // Result is what one racing probe found.
 type Result struct {
 	Kind
-	// Racers are the racer counts raced, Races the number of races judged.
+	// Racers are the racer counts raced, Races the number of races judged; a sequential
+	// probe races nothing (Racers is nil) and Races counts its keys.
 	Racers []int `json:"racers"`
 	Races  int   `json:"races"`
 	// Wins, Refused and NoAnswer count the racers' answers over every race: 2xx, 412 or
@@ -73,7 +75,7 @@ type Result struct {
 // Unsafe reports whether the store failed the probe.
 func (r Result) Unsafe() bool { return r.Witness != "" }
 
-// Run runs the racing probes of o.Kinds; each stops at its first violating race,
+// Run runs the probes of o.Kinds; each stops at its first violating race,
 // and a failed probe skips the ones after it. It returns an error, with the results so far,
 // when a race could not be judged: a configuration problem, the reader's own calls failing
 // (the GET after a race included), or ctx ending.
@@ -101,8 +103,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	return out, nil
 }
 
-func (o Options) probe(ctx context.Context, k Kind) (Result, error) {
-	res := Result{Kind: k, Racers: o.Racers}
+func (o Options) probe(ctx context.Context, k Kind) (res Result, err error) {
+	if check, ok := sequentialChecks[k]; ok {
+		return o.sequential(ctx, k, check)
+	}
+	res = Result{Kind: k, Racers: o.Racers}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	for _, n := range o.Racers {
@@ -147,19 +152,13 @@ func (o Options) race(ctx context.Context, k Kind, clients []store.Store, key st
 	res.Races++
 	unexpected := ""
 	for i, r := range rs {
-		switch Classify(r.Err) {
-		case Won:
-			res.Wins++
-		case Refused412, Refused409:
-			res.Refused++
-		case NoAnswer:
-			res.NoAnswer++
-		default:
-			if errors.Is(r.Err, store.ErrConfig) || ctx.Err() != nil {
-				return "", fmt.Errorf("storeprobe: %s racer %d on %s: %w", k.ID, i, key, r.Err)
-			}
-			unexpected = cmp.Or(unexpected, fmt.Sprintf("racer %d answered %v, want 2xx, 412 or 409", i, r.Err))
+		if res.add(r.Err) != Unexpected {
+			continue
 		}
+		if errors.Is(r.Err, store.ErrConfig) || ctx.Err() != nil {
+			return "", fmt.Errorf("storeprobe: %s racer %d on %s: %w", k.ID, i, key, r.Err)
+		}
+		unexpected = cmp.Or(unexpected, fmt.Sprintf("racer %d answered %v, want 2xx, 412 or 409", i, r.Err))
 	}
 	if _, multiple := Winners(rs); multiple != "" {
 		return multiple, nil
@@ -172,4 +171,18 @@ func (o Options) race(ctx context.Context, k Kind, clients []store.Store, key st
 		return "", fmt.Errorf("storeprobe: GET %s after the race: %w", key, err)
 	}
 	return Judge(rs, obj.Body).Violation(), nil
+}
+
+// add counts the class of an answer's error in r and returns it.
+func (r *Result) add(err error) Answer {
+	a := Classify(err)
+	switch a {
+	case Won:
+		r.Wins++
+	case Refused412, Refused409:
+		r.Refused++
+	case NoAnswer:
+		r.NoAnswer++
+	}
+	return a
 }

@@ -108,3 +108,14 @@ func ExternalMinIO(t testing.TB, prefix string) (*compose.Local, *env.External) 
 	}
 	return srv, e
 }
+
+// External wraps the store of cfg as an external store named name whose liveness probe
+// reads inside prefix.
+func External(t testing.TB, cfg store.Config, name, prefix string) *env.External {
+	t.Helper()
+	e, err := env.NewExternal(cfg, name, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

@@ -1,14 +1,3 @@
-// Package unsafestore is a store the bench must refuse, for tests: an S3 front over a real
-// store whose conditional writes are check-then-act. A PUT with If-None-Match: * or If-Match
-// is answered by reading the key first (HEAD), judging the condition on what it saw, waiting
-// [Front.Gap], and then writing unconditionally, as non-atomic emulations and some gateways
-// do. One request at a time it answers every condition correctly (412 for a create on an
-// existing key or a stale ETag, 404 for If-Match on a missing key); racing writers that read
-// the same state all win.
-//
-// Every other request passes through unchanged (its Host header kept, so the client's
-// signature stays valid upstream). The front's own HEAD and PUT are signed with the store's
-// credentials. It trusts its callers: it verifies no signature of its own.
 package unsafestore
 
 import (
@@ -25,16 +14,20 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencebench/fencebench/store"
 	"github.com/minio/minio-go/v7/pkg/signer"
 )
 
-// Front is a running check-then-act front.
+// Front is a running front.
 type Front struct {
 	// Gap is the wait between the check and the write.
 	Gap      time.Duration
+	opts     Options
+	inFlight atomic.Int64
+	stale    staleCache
 	upstream store.Config
 	target   *url.URL
 	srv      *http.Server
@@ -43,9 +36,15 @@ type Front struct {
 	client   *http.Client
 }
 
-// Start serves a front over the store of cfg (an http endpoint, path-style) on a loopback
-// port, waiting gap between each check and its write.
+// Start serves a check-then-act front over the store of cfg (an http endpoint, path-style)
+// on a loopback port, waiting gap between each check and its write.
 func Start(cfg store.Config, gap time.Duration) (*Front, error) {
+	return Open(cfg, Options{Mode: CheckThenAct, Gap: gap})
+}
+
+// Open serves a front of o.Mode over the store of cfg (an http endpoint, path-style) on a
+// loopback port.
+func Open(cfg store.Config, o Options) (*Front, error) {
 	target, err := url.Parse(cfg.Endpoint)
 	if err != nil || target.Host == "" || target.Scheme != "http" {
 		return nil, fmt.Errorf("unsafestore: want an http endpoint, got %q", cfg.Endpoint)
@@ -54,7 +53,10 @@ func Start(cfg store.Config, gap time.Duration) (*Front, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Front{Gap: gap, upstream: cfg, target: target, ln: ln, client: &http.Client{Timeout: 30 * time.Second}}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	f := &Front{Gap: o.Gap, opts: o, stale: staleCache{m: map[string]staleEntry{}}, upstream: cfg, target: target, ln: ln, client: &http.Client{Timeout: 30 * time.Second}}
 	f.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(target)
 		r.Out.Host = r.In.Host // the client signed this host
@@ -74,28 +76,57 @@ func (f *Front) Config() store.Config {
 // Close stops the front.
 func (f *Front) Close() { _ = f.srv.Close() }
 
-// ServeHTTP answers conditional PUTs check-then-act and passes everything else through.
+// ServeHTTP breaks conditional PUTs (and, for StaleAfterCAS, the reads after them) the way
+// its mode says and passes everything else through.
 func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	inm, im := r.Header.Get("If-None-Match"), r.Header.Get("If-Match")
-	q := r.URL.Query()
-	q.Del("x-id") // aws-sdk-go-v2 names the operation; any other parameter is not a plain PUT
-	if r.Method != http.MethodPut || inm == "" && im == "" || len(q) > 0 {
+	f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	if f.opts.Mode == StaleAfterCAS && f.serveStale(w, r) {
+		return
+	}
+	if !conditionalPut(r) {
 		f.proxy.ServeHTTP(w, r)
 		return
 	}
+	switch f.opts.Mode {
+	case IgnoreUnderLoad:
+		f.ignoreUnderLoad(w, r)
+	case CreateOnIfMatch:
+		f.createOnIfMatch(w, r)
+	case StaleAfterCAS:
+		f.casThenStale(w, r)
+	default:
+		f.checkThenAct(w, r)
+	}
+}
+
+// objectRequest reports whether r names an object with no sub-resource (aws-sdk-go-v2's
+// x-id names the operation; any other parameter is not a plain object request).
+func objectRequest(r *http.Request) bool {
+	q := r.URL.Query()
+	q.Del("x-id")
+	return len(q) == 0
+}
+
+// conditionalPut reports whether r is a plain PUT with If-None-Match or If-Match.
+func conditionalPut(r *http.Request) bool {
+	return r.Method == http.MethodPut && (r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "") && objectRequest(r)
+}
+
+// checkThenAct reads the key (HEAD), judges the condition on what it saw, waits Gap, and
+// writes unconditionally.
+func (f *Front) checkThenAct(w http.ResponseWriter, r *http.Request) {
+	inm, im := r.Header.Get("If-None-Match"), r.Header.Get("If-Match")
 	body, err := readPayload(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	head, err := f.send(r, http.MethodHead, nil)
+	exists, etag, err := f.head(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	head.Body.Close()
-	exists := head.StatusCode == http.StatusOK
-	etag := strings.Trim(head.Header.Get("ETag"), `"`)
 	switch {
 	case inm != "" && exists:
 		refuse(w, http.StatusPreconditionFailed, "PreconditionFailed", r.URL.Path)
@@ -108,17 +139,41 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	time.Sleep(f.Gap)
+	f.putUnconditionally(w, r, body)
+}
+
+// head reports whether r's key exists, and its ETag, by the front's own HEAD.
+func (f *Front) head(r *http.Request) (exists bool, etag string, err error) {
+	resp, err := f.send(r, http.MethodHead, nil)
+	if err != nil {
+		return false, "", err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+		return false, "", fmt.Errorf("unsafestore: HEAD %s answered %s", r.URL.Path, resp.Status)
+	}
+	return resp.StatusCode == http.StatusOK, strings.Trim(resp.Header.Get("ETag"), `"`), nil
+}
+
+// putUnconditionally writes body to r's key with the front's own unconditional PUT and
+// answers what the store answered.
+func (f *Front) putUnconditionally(w http.ResponseWriter, r *http.Request, body []byte) {
 	put, err := f.send(r, http.MethodPut, body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	defer put.Body.Close()
-	for k, vs := range put.Header {
+	relay(w, put)
+}
+
+// relay answers resp's status, headers and body, and closes it.
+func relay(w http.ResponseWriter, resp *http.Response) {
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
-	w.WriteHeader(put.StatusCode)
-	_, _ = io.Copy(w, put.Body)
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
 }
 
 // send makes the front's own request for r's object, signed with the store's credentials.
@@ -149,7 +204,7 @@ func refuse(w http.ResponseWriter, status int, code, resource string) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
-		`<Error><Code>%s</Code><Message>check-then-act front refused the condition</Message><Resource>%s</Resource></Error>`, code, resource)
+		`<Error><Code>%s</Code><Message>the front refused the condition</Message><Resource>%s</Resource></Error>`, code, resource)
 }
 
 // readPayload returns r's body, decoded when it is aws-chunked (signed or not, with or
