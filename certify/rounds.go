@@ -41,7 +41,7 @@ func aggregate(rounds []Result) Result {
 		}
 	}
 	out := rounds[pick]
-	out.Rounds, out.Round, out.Duration = len(rounds), pick+1, 0
+	out.Rounds, out.Round, out.Duration, out.Failed, out.PerRound = len(rounds), pick+1, 0, 0, nil
 	for i, r := range rounds {
 		out.Duration += r.Duration
 		if r.Verdict == Fail {
