@@ -70,6 +70,10 @@ type Options struct {
 	Racers []int
 	// Writers is the number of concurrent writers of the CAS chain (B11); 0 means 4.
 	Writers int
+	// Rounds is how many times every probe runs with every client, each round on fresh keys
+	// under the same prefix; 0 means [DefaultRounds], at most [MaxRounds]. One failing round
+	// fails the probe.
+	Rounds int
 	// Probes, when set, restricts the run to these probe IDs (e.g. "A1", "B9").
 	Probes []string
 	// Prefix is the key prefix the run confines itself to; it must end in "/" and hold no
@@ -85,7 +89,7 @@ type Options struct {
 	Wrap func(client store.Client, s store.Store) store.Store
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
-	// Progress, when set, is called after every probe with its result.
+	// Progress, when set, is called after every probe with the result of its round.
 	Progress func(Result)
 }
 
@@ -114,11 +118,26 @@ type Result struct {
 	// Facts are the probe's observations as stable key/value pairs, for machines (for
 	// example A5's "answer": "404").
 	Facts map[string]string `json:"facts,omitempty"`
-	// Duration is how long the probe took.
+	// Duration is how long the probe took, over all its rounds.
 	Duration time.Duration `json:"duration"`
 	// Witness, when the probe found a history that is not linearizable, is a minimal part of
 	// it that no order explains, with the reason.
 	Witness *checker.Witness `json:"witness,omitempty"`
+	// Rounds is how many rounds the probe ran. Verdict is the worst verdict of any round;
+	// Observed, Details and Facts are those of round Round (from 1): the first round with
+	// that verdict, so a failed result shows the failing round's witness.
+	Rounds int `json:"rounds"`
+	Round  int `json:"round"`
+	// Failed is how many rounds failed, and FailureRate is Failed / Rounds.
+	Failed      int     `json:"failed"`
+	FailureRate float64 `json:"failure_rate"`
+	// Flipped is set when the verdict differed between rounds. Variation says so in one
+	// sentence ("flipped: failed 2 of 5 rounds (rounds 2, 4), ..."), and for an INFO probe
+	// also names the facts that differed between rounds; it is empty when every round agreed.
+	Flipped   bool   `json:"flipped,omitempty"`
+	Variation string `json:"variation,omitempty"`
+	// PerRound is every round's verdict and observation, when there was more than one.
+	PerRound []RoundResult `json:"per_round,omitempty"`
 }
 
 // Report is the outcome of a certification run.
@@ -132,6 +151,7 @@ type Report struct {
 	Keys    int      `json:"keys"`
 	Racers  []int    `json:"racers"`
 	Writers int      `json:"writers"`
+	Rounds  int      `json:"rounds"`
 	// Started and Duration time the whole run.
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
@@ -221,31 +241,12 @@ func Run(ctx context.Context, e env.Env, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("certify: refusing to run: %w", err)
 	}
 	rep := &Report{Store: opts.Store, Prefix: opts.Prefix, Keys: opts.Keys, Racers: opts.Racers,
-		Writers: opts.Writers, Started: time.Now()}
+		Writers: opts.Writers, Rounds: opts.Rounds, Started: time.Now()}
 	for _, c := range opts.Clients {
 		rep.Clients = append(rep.Clients, string(c))
 	}
 	b := &bench{env: e, cfg: cfg, opts: opts, log: log}
-	for _, c := range opts.Clients {
-		for _, p := range probes {
-			var res Result
-			switch {
-			case ctx.Err() != nil:
-				res = p.result(c)
-				res.Verdict, res.Observed = Error, "not run: interrupted ("+context.Cause(ctx).Error()+")"
-			case !e.Alive():
-				res = p.result(c)
-				res.Verdict, res.Observed = Error, "not run: the store died"
-			default:
-				res = b.run(ctx, p, c)
-			}
-			log.Debug("probe done", "probe", p.ID, "client", c, "verdict", res.Verdict, "took", res.Duration)
-			rep.Results = append(rep.Results, res)
-			if opts.Progress != nil {
-				opts.Progress(res)
-			}
-		}
-	}
+	rep.Results = b.rounds(ctx, probes)
 	if opts.Cleanup {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		n, err := claim.Release(cctx)
@@ -295,6 +296,12 @@ func (o *Options) normalize() error {
 	if o.Writers < 2 {
 		return fmt.Errorf("certify: the CAS chain needs at least 2 writers, got %d", o.Writers)
 	}
+	if o.Rounds == 0 {
+		o.Rounds = DefaultRounds
+	}
+	if o.Rounds < 1 || o.Rounds > MaxRounds {
+		return fmt.Errorf("certify: rounds %d: want 1 to %d", o.Rounds, MaxRounds)
+	}
 	if err := store.ValidatePrefix(o.Prefix); err != nil {
 		return fmt.Errorf("certify: %w", err)
 	}
@@ -309,10 +316,53 @@ type bench struct {
 	log  *slog.Logger
 }
 
-// run executes one probe with one client and turns whatever happened into a Result.
-func (b *bench) run(ctx context.Context, p Probe, c store.Client) (res Result) {
-	t := &trial{bench: b, ctx: ctx, client: c, base: fmt.Sprintf("%s%s/%s/", b.opts.Prefix, c, p.ID),
-		facts: map[string]string{}}
+// rounds runs every probe with every client, round after round, and folds each probe's
+// rounds into one result per probe and client (client by client, in probe order).
+func (b *bench) rounds(ctx context.Context, probes []Probe) []Result {
+	per := make([][]Result, len(b.opts.Clients)*len(probes))
+	for round := 1; round <= b.opts.Rounds; round++ {
+		for ci, c := range b.opts.Clients {
+			for pi, p := range probes {
+				var res Result
+				switch {
+				case ctx.Err() != nil:
+					res = p.result(c)
+					res.Verdict, res.Observed = Error, "not run: interrupted ("+context.Cause(ctx).Error()+")"
+				case !b.env.Alive():
+					res = p.result(c)
+					res.Verdict, res.Observed = Error, "not run: the store died"
+				default:
+					res = b.run(ctx, p, c, round)
+				}
+				res.Round, res.Rounds = round, b.opts.Rounds
+				if res.Verdict == Fail {
+					res.Failed, res.FailureRate = 1, 1
+				}
+				b.log.Debug("probe done", "probe", p.ID, "client", c, "round", round, "verdict", res.Verdict, "took", res.Duration)
+				i := ci*len(probes) + pi
+				per[i] = append(per[i], res)
+				if b.opts.Progress != nil {
+					b.opts.Progress(res)
+				}
+			}
+		}
+	}
+	out := make([]Result, len(per))
+	for i, rs := range per {
+		out[i] = aggregate(rs)
+	}
+	return out
+}
+
+// run executes one probe with one client in one round and turns whatever happened into a
+// Result. Every round works under keys of its own: the first under <prefix><client>/<probe>/,
+// a later one under <prefix>round-<n>/<client>/<probe>/.
+func (b *bench) run(ctx context.Context, p Probe, c store.Client, round int) (res Result) {
+	base := fmt.Sprintf("%s%s/%s/", b.opts.Prefix, c, p.ID)
+	if round > 1 {
+		base = fmt.Sprintf("%sround-%d/%s/%s/", b.opts.Prefix, round, c, p.ID)
+	}
+	t := &trial{bench: b, ctx: ctx, client: c, base: base, facts: map[string]string{}}
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {

@@ -14,6 +14,12 @@
 //     verdict is [Info] when it only records, [Pass] or [Fail] when it checks something the
 //     protocol does not strictly rely on; it never decides the certification.
 //
+// With [Options.Rounds] above one, every probe runs that many times with every client, each
+// round on fresh keys under the same prefix, and its rounds fold into one result: the worst
+// verdict of any round (so one failing round fails a HARD probe), the observation, details and
+// facts of the first round with that verdict, the failure rate (failed rounds / rounds), and a
+// sentence when the verdict flipped between rounds or an INFO probe's facts differed.
+//
 // What a run guarantees:
 //
 //   - It works only inside a fresh prefix: a prefix that already holds objects is refused

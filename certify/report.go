@@ -42,12 +42,36 @@ func clientList(cs []string) string {
 	return strings.Join(cs, " and ")
 }
 
-// named lists the results of a class with a verdict as "ID (client)".
+// named lists the results of a class with a verdict as "ID (client)", or, over several
+// rounds, "ID (client, failed 2 of 5 rounds)".
 func (r *Report) named(c Class, v Verdict) []string {
 	var out []string
 	for _, x := range r.Results {
 		if x.Class == c && x.Verdict == v {
-			out = append(out, x.ID+" ("+x.Client+")")
+			if x.Rounds > 1 && v == Fail {
+				out = append(out, fmt.Sprintf("%s (%s, failed %d of %d rounds)", x.ID, x.Client, x.Failed, x.Rounds))
+			} else {
+				out = append(out, x.ID+" ("+x.Client+")")
+			}
+		}
+	}
+	return out
+}
+
+// rounds says how many rounds the report holds ("1 round", "5 rounds, fresh keys each").
+func (r *Report) rounds() string {
+	if r.Rounds <= 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds, fresh keys each", r.Rounds)
+}
+
+// varied lists the results whose rounds disagreed as "ID (client): variation".
+func (r *Report) varied() []string {
+	var out []string
+	for _, x := range r.Results {
+		if x.Variation != "" {
+			out = append(out, x.ID+" ("+x.Client+"): "+x.Variation)
 		}
 	}
 	return out
@@ -58,23 +82,30 @@ func (r *Report) named(c Class, v Verdict) []string {
 func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fencebench certify: %s at %s, bucket %s (stack %s)\n", r.Store.Server, r.Store.Endpoint, r.Store.Bucket, r.Store.Stack)
-	fmt.Fprintf(&b, "prefix %s; clients %s; %d keys per race; racers %s; %d chain writers\n\n", r.Prefix, strings.Join(r.Clients, ", "),
-		r.Keys, joinInts(r.Racers), r.Writers)
+	fmt.Fprintf(&b, "prefix %s; clients %s; %d keys per race; racers %s; %d chain writers; %s\n\n", r.Prefix,
+		strings.Join(r.Clients, ", "), r.Keys, joinInts(r.Racers), r.Writers, r.rounds())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tPROBE\tCLASS\tVERDICT\tTIME\tOBSERVED")
+	fmt.Fprintln(tw, "CLIENT\tPROBE\tCLASS\tVERDICT\tFAILED\tTIME\tOBSERVED")
 	for _, x := range r.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\n", x.Client, x.ID, x.Class, verdictText(x), x.Duration.Round(time.Millisecond), oneLine(x.Observed))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", x.Client, x.ID, x.Class, verdictText(x), x.Rate(),
+			x.Duration.Round(time.Millisecond), oneLine(x.Observed))
+		if x.Variation != "" {
+			fmt.Fprintf(tw, "\t\t\t\t\t\t  %s\n", x.Variation)
+		}
 		if verbose || x.Verdict == Fail || x.Verdict == Error {
+			if n := x.roundNote(); n != "" {
+				fmt.Fprintf(tw, "\t\t\t\t\t\t  %s:\n", n)
+			}
 			for _, d := range x.Details {
 				if d == "FAIL: "+x.Observed || d == "ERROR: "+x.Observed {
 					continue // the observation already says it
 				}
-				fmt.Fprintf(tw, "\t\t\t\t\t  %s\n", oneLine(d))
+				fmt.Fprintf(tw, "\t\t\t\t\t\t  %s\n", oneLine(d))
 			}
 		}
 		if x.Witness != nil && x.Verdict == Fail {
 			for _, l := range witnessLines(x.Witness) {
-				fmt.Fprintf(tw, "\t\t\t\t\t  %s\n", l)
+				fmt.Fprintf(tw, "\t\t\t\t\t\t  %s\n", l)
 			}
 		}
 	}
@@ -83,6 +114,9 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	}
 	if infoFails := r.named(Informational, Fail); len(infoFails) > 0 {
 		fmt.Fprintf(&b, "\ninformational probes that failed (they do not decide the verdict): %s\n", strings.Join(infoFails, ", "))
+	}
+	if v := r.varied(); len(v) > 0 {
+		fmt.Fprintf(&b, "\nrounds that disagreed:\n  %s\n", strings.Join(v, "\n  "))
 	}
 	if r.Cleanup != "" {
 		fmt.Fprintf(&b, "\ncleanup: %s\n", r.Cleanup)
@@ -129,6 +163,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			{Label: "prefix", Value: r.Prefix},
 			{Label: "clients", Value: strings.Join(r.Clients, ", ")},
 			{Label: "scale", Value: fmt.Sprintf("%d keys per race; racers %s; %d chain writers", r.Keys, joinInts(r.Racers), r.Writers)},
+			{Label: "rounds", Value: r.rounds() + "; a HARD probe fails when any round fails"},
 			{Label: "started", Value: r.Started.UTC().Format(time.RFC3339) + ", took " + ms(r.Duration)},
 		},
 		Note: "HARD probes disqualify the store when they fail; INFO probes are recorded and never decide the verdict.",
@@ -142,7 +177,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, x := range r.Results {
 		c.Rows = append(c.Rows, reports.CertificationRow{Client: x.Client, ID: x.ID, Title: x.Title, Asserts: x.Asserts,
 			Class: string(x.Class), Verdict: x.Verdict, VerdictLabel: verdictText(x), Duration: ms(x.Duration),
-			Observed: x.Observed, Details: x.Details, Witness: x.Witness})
+			Observed: x.Observed, Details: x.Details, Witness: x.Witness, Rate: x.Rate(), Variation: x.Variation, Round: x.roundNote()})
 	}
 	return reports.WriteCertification(w, c)
 }

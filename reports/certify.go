@@ -30,7 +30,10 @@ type Fact struct {
 }
 
 // CertificationRow is one probe run with one client. Verdict is the probe's verdict
-// ("pass", "fail", "error" or "info"); VerdictLabel is how the row spells it.
+// ("pass", "fail", "error" or "info"); VerdictLabel is how the row spells it. Rate is the
+// failed rounds over the rounds ("0/3"), Variation how the rounds disagreed ("" when they
+// agreed), and Round which round the observation and details come from ("" when it goes
+// without saying).
 type CertificationRow struct {
 	Client, ID, Title, Asserts, Class string
 	Verdict                           checker.Verdict
@@ -38,7 +41,8 @@ type CertificationRow struct {
 	Duration, Observed                string
 	Details                           []string
 	// Witness, when set, is shown as a table under the observation.
-	Witness *checker.Witness
+	Witness                *checker.Witness
+	Rate, Variation, Round string
 }
 
 type certificationPage struct {

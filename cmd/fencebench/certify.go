@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	keys := fs.Int("keys", certify.DefaultKeys, "fresh keys per race size (B9, B10), CAS rounds per chain writer (B11), read-after-CAS iterations (D17)")
 	out := fs.String("out", "results", "results folder: the report goes to <out>/<run-id>/ (certify.txt, certify.json, certify.html)")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
+	rounds := boundedIntFlag(fs, "rounds", certify.DefaultRounds, 1, certify.MaxRounds, "repeat every probe `n` times, on fresh keys each round; one failing round fails a HARD probe")
 	probes := fs.String("probes", "", "comma-separated probe IDs to run (default: all; see the report for the list)")
 	verbose := fs.Bool("v", false, "debug logs, and every probe's details in the text report")
 	var sf stackFlags
@@ -73,10 +75,8 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	e, prefix := st.Env, st.Prefix
 	info := e.Info()
 	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
-	rep, err := certify.Run(ctx, e, certify.Options{Store: info, Clients: clients, Keys: *keys, Probes: ids, Prefix: prefix,
-		Cleanup: st.Cleanup, Logger: logger, Progress: func(r certify.Result) {
-			fmt.Fprintf(stderr, "  %-8s %-4s %-4s %s (%v)\n", r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond))
-		}})
+	rep, err := certify.Run(ctx, e, certify.Options{Store: info, Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids,
+		Prefix: prefix, Cleanup: st.Cleanup, Logger: logger, Progress: certifyProgress(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		_ = os.Remove(dir) // only when empty: a folder that never held a report
@@ -101,6 +101,17 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return outcome.ExitHarness
 	}
 	return endCode(ctx, "certify", sink, stderr, rep.ExitCode())
+}
+
+// certifyProgress prints one line per probe, client and round as it finishes.
+func certifyProgress(w io.Writer) func(certify.Result) {
+	return func(r certify.Result) {
+		round := ""
+		if r.Rounds > 1 {
+			round = fmt.Sprintf("round %d/%d ", r.Round, r.Rounds)
+		}
+		fmt.Fprintf(w, "  %s%-8s %-4s %-4s %s (%v)\n", round, r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond))
+	}
 }
 
 // certifyChoices checks the probe flags: the clients, the probe IDs, and what is wrong
@@ -143,5 +154,31 @@ func writeCertifyFiles(dir string, rep *certify.Report) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// boundedInt is an integer flag that refuses values outside [min, max], naming the range.
+type boundedInt struct{ n, min, max int }
+
+// boundedIntFlag defines a boundedInt flag with its range appended to the usage.
+func boundedIntFlag(fs *flag.FlagSet, name string, def, min, max int, usage string) *boundedInt {
+	b := &boundedInt{n: def, min: min, max: max}
+	fs.Var(b, name, fmt.Sprintf("%s (%d to %d)", usage, min, max))
+	return b
+}
+
+func (b *boundedInt) String() string {
+	if b == nil {
+		return ""
+	}
+	return strconv.Itoa(b.n)
+}
+
+func (b *boundedInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < b.min || n > b.max {
+		return fmt.Errorf("want an integer from %d to %d", b.min, b.max)
+	}
+	b.n = n
 	return nil
 }

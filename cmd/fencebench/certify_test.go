@@ -92,6 +92,10 @@ func TestCertifyExitCodes(t *testing.T) {
 	}{
 		{[]string{"certify", "--client", "curl"}, outcome.ExitBadInput, `--client "curl"`},
 		{[]string{"certify", "--keys", "0"}, outcome.ExitBadInput, "--keys 0"},
+		{[]string{"certify", "--rounds", "0"}, outcome.ExitBadInput, `invalid value "0" for flag -rounds: want an integer from 1 to 100`},
+		{[]string{"certify", "--rounds=101"}, outcome.ExitBadInput, `invalid value "101" for flag -rounds: want an integer from 1 to 100`},
+		{[]string{"certify", "--rounds", "-3"}, outcome.ExitBadInput, `invalid value "-3" for flag -rounds: want an integer from 1 to 100`},
+		{[]string{"certify", "--rounds", "two"}, outcome.ExitBadInput, `invalid value "two" for flag -rounds: want an integer from 1 to 100`},
 		{[]string{"certify", "--probes", "A1,Z9"}, outcome.ExitBadInput, `unknown probe "Z9"`},
 		{[]string{"certify", "--no-such-flag"}, outcome.ExitBadInput, "no-such-flag"},
 		{[]string{"certify", "extra"}, outcome.ExitBadInput, "unexpected arguments"},
@@ -108,5 +112,51 @@ func TestCertifyExitCodes(t *testing.T) {
 		if strings.Contains(stdout+stderr, "certify-secret-value") {
 			t.Errorf("fencebench %s printed the secret", strings.Join(tc.args, " "))
 		}
+	}
+}
+
+// TestCertifyRounds: three rounds on the pinned MinIO certify it, with a failure rate of 0/3
+// for every probe and client in the text, the JSON and the HTML report.
+func TestCertifyRounds(t *testing.T) {
+	srv := externalMinIO(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("certify", "--stack", "external", "--endpoint", srv.Endpoint, "--bucket", srv.Bucket,
+		"--keys", "2", "--rounds", "3", "--out", out)
+	t.Logf("stdout:\n%s", stdout)
+	if code != outcome.ExitPass || !strings.Contains(stdout, "verdict: CERTIFIED") || !strings.Contains(stdout, "3 rounds, fresh keys each") {
+		t.Fatalf("exit %d, want %d\n%s", code, outcome.ExitPass, stderr)
+	}
+	if !strings.Contains(stderr, "round 3/3 aws-sdk") {
+		t.Errorf("the progress lines do not name the rounds:\n%s", stderr)
+	}
+	dir, _ := filepath.Glob(filepath.Join(out, "certify-*"))
+	if len(dir) != 1 {
+		t.Fatalf("report folders %v", dir)
+	}
+	b, err := os.ReadFile(filepath.Join(dir[0], "certify.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep certify.Report
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Rounds != 3 || len(rep.Results) != len(certify.Probes())*2 {
+		t.Fatalf("certify.json: %v, rounds %d, %d results", err, rep.Rounds, len(rep.Results))
+	}
+	page, err := os.ReadFile(filepath.Join(dir[0], "certify.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Rounds != 3 || r.Failed != 0 || r.FailureRate != 0 || r.Rate() != "0/3" || len(r.PerRound) != 3 {
+			t.Errorf("%s %s: rounds %d, failed %d, rate %v, %d per round", r.Client, r.ID, r.Rounds, r.Failed, r.FailureRate, len(r.PerRound))
+		}
+		if r.Class == certify.Hard && r.Flipped {
+			t.Errorf("%s %s flipped on MinIO: %s", r.Client, r.ID, r.Variation)
+		}
+	}
+	if n := strings.Count(stdout, " 0/3 "); n != len(rep.Results) {
+		t.Errorf("the text shows 0/3 on %d rows, want %d", n, len(rep.Results))
+	}
+	if n := strings.Count(string(page), `<td class="num rate">0/3</td>`); n != len(rep.Results) {
+		t.Errorf("the page shows 0/3 on %d rows, want %d", n, len(rep.Results))
 	}
 }
