@@ -26,7 +26,9 @@
 //     safety violation.
 //   - Ambiguous protocol writes are resolved from the ledger before judging; what the ledger
 //     cannot settle is treated as possibly applied, so an unknown outcome never produces a
-//     violation on its own.
+//     violation on its own. Likewise a claim that was taken over between its CAS and its
+//     verifying read reports fenced, not its write: SeqMonotonic counts that write when the
+//     ledger shows the store applied it in the chain.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
 //     declared fault makes the verdict inconclusive.
