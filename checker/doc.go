@@ -17,13 +17,18 @@
 //     operation with its client, invoke and complete times, answer, ETag and value) and one
 //     sentence saying why no order explains it. It is shrunk until dropping any one operation
 //     makes it linearizable, unless its time budget runs out first (Witness.Minimal says
-//     which); the only clock the checker reads bounds this search and porcupine's.
+//     which); the only clock the checker reads bounds this search and porcupine's. When
+//     the witness shows one condition granted twice (two answers ok to PUT If-Match with one
+//     ETag, or more creates answered ok than its deletes make room for), the explanation
+//     says the store answered two winners for one condition and names it.
 //   - A broken harness (an event completing before it was invoked, duplicate event or ledger
 //     IDs, an expectation naming an unknown invariant) yields the verdict error, never a
 //     safety violation.
 //   - Ambiguous protocol writes are resolved from the ledger before judging; what the ledger
 //     cannot settle is treated as possibly applied, so an unknown outcome never produces a
-//     violation on its own.
+//     violation on its own. Likewise a claim that was taken over between its CAS and its
+//     verifying read reports fenced, not its write: SeqMonotonic counts that write when the
+//     ledger shows the store applied it in the chain.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
 //     declared fault makes the verdict inconclusive.

@@ -374,6 +374,9 @@ func (x *index) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) Invari
 		starts = append([]witnessStart{{anyState, append([]regOperation{*c.origin}, c.ops...)}}, starts...)
 	}
 	r.Witness = witnessOf(c.key, min(x.linTimeout(), witnessBudget), starts...)
+	if req := twoWinners(r.Witness); req != "" {
+		r.Explanation += ": the store answered two winners for one condition (" + req + ")"
+	}
 	return r
 }
 

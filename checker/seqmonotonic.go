@@ -18,7 +18,9 @@ type chainWrite struct {
 // SeqMonotonic: per fence key, the accepted writes (ok Claim, CAS, Transfer, Revert, Adopt,
 // plus ambiguous ones the ledger shows applied) sorted by seq must form a chain: no two
 // distinct writes at one seq (a fork; this includes a recreated key), and no gap unless an
-// ambiguous write of unknown outcome at the missing seq may fill it. Ordering by seq rather
+// ambiguous write of unknown outcome at the missing seq may fill it, or the ledger shows the
+// store applied the missing write (a claim taken over between its CAS and its verifying read
+// records fenced, not the write the store accepted). Ordering by seq rather
 // than by time keeps the check independent of response delays. Tokens must not repeat on a
 // key, neither in the events nor among the ETags the ledger saw applied conditional PUTs
 // return.
@@ -26,6 +28,7 @@ func (x *index) seqMonotonic() InvariantResult {
 	r := newResult(SeqMonotonic)
 	chains, excused := x.seqChains()
 	var v seqViolations
+	hops := x.ledgerHops()
 	keys := make([]string, 0, len(chains))
 	for k := range chains {
 		keys = append(keys, k)
@@ -37,7 +40,8 @@ func (x *index) seqMonotonic() InvariantResult {
 		writes += len(ch)
 		// Stable: writes at one seq stay in history order.
 		sort.SliceStable(ch, func(i, j int) bool { return ch[i].seq < ch[j].seq })
-		v.chain(k, dedupeChain(ch), excused[k])
+		ch = dedupeChain(ch)
+		v.chain(k, ch, excuseLedgerHops(k, ch, hops, excused[k]))
 	}
 	v.ledgerETags(x.in.Ledger)
 	r.Violations = v.n
@@ -94,6 +98,53 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 		}
 	}
 	return chains, excused
+}
+
+// ledgerHops maps (key, token) to the ETags of the ledger's applied PUT If-Match on key
+// that presented token.
+func (x *index) ledgerHops() map[[2]string][]string {
+	next := map[[2]string][]string{}
+	for i := range x.in.Ledger {
+		l := &x.in.Ledger[i]
+		if l.Method == "PUT" && l.IfMatch != "" && l.ETag != "" && l.Applied() && isFenceKey(l.Key) {
+			k := [2]string{l.Key, normToken(l.IfMatch)}
+			next[k] = append(next[k], normToken(l.ETag))
+		}
+	}
+	return next
+}
+
+// excuseLedgerHops excuses the seqs of a gap that the ledger shows accepted though no event
+// reports them: a claim whose arbitration CAS the store applied and which was then taken
+// over before its verifying read records fenced, not its write. A gap from seq s (token t)
+// to seq s+k (token u) is filled when, from t, exactly one applied PUT If-Match presented
+// each token in turn and the k-th of them answered u.
+func excuseLedgerHops(key string, ch []chainWrite, hops map[[2]string][]string, excused map[int64]bool) map[int64]bool {
+	for i := 1; i < len(ch); i++ {
+		prev, w := ch[i-1], ch[i]
+		gap := w.seq - prev.seq
+		if gap < 2 || prev.token == "" || w.token == "" {
+			continue
+		}
+		tok := prev.token
+		for h := int64(0); h < gap && tok != ""; h++ {
+			if n := hops[[2]string{key, tok}]; len(n) == 1 {
+				tok = n[0]
+			} else {
+				tok = ""
+			}
+		}
+		if tok != w.token {
+			continue
+		}
+		if excused == nil {
+			excused = map[int64]bool{}
+		}
+		for s := prev.seq + 1; s < w.seq; s++ {
+			excused[s] = true
+		}
+	}
+	return excused
 }
 
 // dedupeChain drops repeats of one write in a chain sorted by seq (the same writer recording

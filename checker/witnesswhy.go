@@ -210,3 +210,37 @@ func whyStuck(init regState, ops []regOperation) string {
 	return fmt.Sprintf("no order of these %s explains every answer: the order %s is the longest that does, and %s "+
 		"cannot follow it nor be placed earlier", plural(len(ops), "operation", "operations"), strings.Join(order, ", "), what)
 }
+
+// twoWinners names the condition a witness shows the store granting twice: two answers ok
+// to PUT If-Match with one ETag, or more creates answered ok than the deletes among the ops
+// could make room for (one more when the witness may start from an absent key). "" when
+// the witness shows no such pair, or there is no witness.
+func twoWinners(w *Witness) string {
+	if w == nil {
+		return ""
+	}
+	wins := map[string]int{}
+	deletes := 0
+	for _, o := range w.Ops {
+		switch {
+		case (o.Request == "DELETE" || o.Request == "DeleteObjects") && o.Answer != "404":
+			deletes++
+		case strings.HasPrefix(o.Request, "PUT If-") && o.Answer == "ok":
+			wins[o.Request]++
+		}
+	}
+	if wins["PUT If-None-Match:*"] > deletes+1 {
+		return "PUT If-None-Match:*"
+	}
+	var twice []string
+	for req, n := range wins {
+		if n > 1 && strings.HasPrefix(req, "PUT If-Match:") {
+			twice = append(twice, req)
+		}
+	}
+	slices.Sort(twice)
+	if len(twice) > 0 {
+		return twice[0]
+	}
+	return ""
+}
