@@ -137,7 +137,7 @@ func TestReadQuorumLostConditionalWritesFailClosed(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		for what, code := range conditionalWrites(ctx, s, "k", "", stale) {
 			if code == 200 {
-				t.Errorf("read quorum lost, round %d: %s succeeded: the store skipped the condition it could not check", round, what)
+				t.Errorf("read quorum lost, round %d: %s succeeded over an acknowledged object: the store skipped the condition it could not check", round, what)
 			} else {
 				t.Logf("read quorum lost, round %d: %s answered %d", round, what, code)
 			}
