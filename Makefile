@@ -46,3 +46,51 @@ lint:
 
 bench: minio
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Known MinIO bugs as reproduction targets, one per bug: each builds the affected release into
+# .cache/known-bugs/<bug>/, shows the bench catching it there, and the pinned MinIO passing the
+# same check. They are not part of `make test`; see "Known store bugs" in the README.
+# MinIO's RELEASE.* tags are not semver: a release is named by the pseudo-version of its commit.
+KNOWN_BUGS := $(CURDIR)/.cache/known-bugs
+# RELEASE.2025-10-15T17-29-55Z (commit 9e49d5e), the last tag: it still has #21603, fixed by
+# 18f97e7 on master only, which the pin (7aac2a2, 2026-02-12) includes.
+MINIO_21603 := github.com/minio/minio@v0.0.0-20251015172955-9e49d5e7a648
+# RELEASE.2025-07-23T15-54-02Z (commit 7ced966): If-Match on a missing key creates the object
+# (#21526), answered 404 from RELEASE.2025-09-07 (07c3a42) on.
+MINIO_21526 := github.com/minio/minio@v0.0.0-20250723155402-7ced9663e6a7
+
+.PHONY: known-bugs known-bug-21603 known-bug-21526
+
+known-bugs: known-bug-21526 known-bug-21603
+
+# `go install` of the affected release; where the module proxy does not serve it, MINIO_GIT
+# (a clone of github.com/minio/minio) is checked out at the commit and built from source.
+$(KNOWN_BUGS)/%/minio:
+	@mkdir -p $(@D)
+	@mod='$(MINIO_$*)'; echo "building MinIO $$mod into $(@D); this takes minutes"; \
+	CGO_ENABLED=0 GOBIN=$(@D) $(GO) install $$mod || { \
+	  [ -n "$(MINIO_GIT)" ] || { echo "set MINIO_GIT to a clone of github.com/minio/minio to build from source"; exit 1; }; \
+	  src=$$(mktemp -d) && commit=$${mod##*-} && \
+	  GIT_INDEX_FILE=$$src.idx git --git-dir=$(MINIO_GIT) --work-tree=$$src read-tree $$commit && \
+	  GIT_INDEX_FILE=$$src.idx git --git-dir=$(MINIO_GIT) --work-tree=$$src checkout-index -a -f && \
+	  (cd $$src && CGO_ENABLED=0 $(GO) build -trimpath -o $(@D)/minio .) && rm -rf $$src $$src.idx; }
+
+# Conditions skipped when the read quorum is lost: the affected release must be caught by the
+# read-quorum test (a conditional write succeeds where it cannot be checked); the pinned one
+# must pass it.
+known-bug-21603: minio $(KNOWN_BUGS)/21603/minio
+	@out=$$(FENCEBENCH_KNOWN_BUG=21603 FENCEBENCH_MINIO_BIN=$(KNOWN_BUGS)/21603/minio $(GO) test -count=1 -v \
+	  -run 'TestReadQuorumLostConditionalWritesFailClosed' ./compose/ 2>&1); echo "$$out" | grep -E '^\s+drives_test|^(--- |ok|FAIL)'; \
+	  echo "$$out" | grep -q 'skipped the condition it could not check' || { echo "known-bug-21603: the affected release was NOT caught"; exit 1; }; \
+	  echo "known-bug-21603: the affected release was caught"
+	FENCEBENCH_KNOWN_BUG=21603 FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) test -count=1 -v \
+	  -run 'TestReadQuorumLostConditionalWritesFailClosed' ./compose/
+
+# If-Match on a missing key creates the object: the run's pre-flight (A5) must refuse the
+# affected release (exit 1) and pass the pinned one (exit 0).
+known-bug-21526: minio $(KNOWN_BUGS)/21526/minio
+	@out=$$(mktemp -d); FENCEBENCH_MINIO_BIN=$(KNOWN_BUGS)/21526/minio $(GO) run ./cmd/fencebench run --out $$out steady-state; \
+	  code=$$?; rm -rf $$out; [ $$code -eq 1 ] || { echo "known-bug-21526: exit $$code on the affected release, want 1"; exit 1; }; \
+	  echo "known-bug-21526: the affected release was refused"
+	@out=$$(mktemp -d); FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) run ./cmd/fencebench run --out $$out steady-state; \
+	  code=$$?; rm -rf $$out; exit $$code

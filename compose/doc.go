@@ -5,7 +5,11 @@
 // file. Stop (also called on context cancellation by the caller, on test cleanup and, through
 // the parent-death signal, if the bench itself is killed) kills the server's whole process
 // group and removes its data directory, so no MinIO outlives the run. With
-// [LocalOptions.CertsDir] it serves HTTPS with the given certificate.
+// [LocalOptions.CertsDir] it serves HTTPS with the given certificate. With
+// [LocalOptions.Drives] > 1 it runs erasure-coded over that many folders of the data
+// directory; [Local.DriveOffline] and [Local.DriveOnline] take a drive away and put it back
+// with its data, each returning once the server has noticed, and [Local.Restart] kills the
+// server and starts it again on the same address, credentials and data.
 //
 // Containers ([Container]): the same MinIO in a Docker container started with
 // testcontainers-go, its API published on the loopback interface of a local engine, with

@@ -73,6 +73,9 @@ type LocalOptions struct {
 	CertsDir string
 	// ReadyTimeout bounds the wait for the server to answer; 0 means 60s.
 	ReadyTimeout time.Duration
+	// Drives is the number of drives (folders <data dir>/d1 ... dN) of an erasure-coded server;
+	// 0 or 1 means one folder, as a single-drive server.
+	Drives int
 }
 
 // Local is a MinIO server running as a child process.
@@ -84,12 +87,17 @@ type Local struct {
 	LogPath   string
 
 	rootCAs *x509.CertPool // the self-signed certificate of an HTTPS server
-	cmd     *exec.Cmd
 	dataDir string
 	logFile *os.File
+	drives  int
+	argv    []string // the server's command line, for a restart on the same port and data
+	stop    sync.Once
+
+	mu      sync.Mutex // guards the current process: a restart replaces it
+	cmd     *exec.Cmd
 	done    chan struct{}
 	waitErr error
-	stop    sync.Once
+	stopped bool
 }
 
 // Config returns a store.Config for this server (path-style addressing; for an HTTPS server,
@@ -169,7 +177,6 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		AccessKey: "fb" + randHex(8),
 		SecretKey: randHex(20),
 		dataDir:   dataDir,
-		done:      make(chan struct{}),
 	}
 	if l.Bucket == "" {
 		l.Bucket = "fencebench"
@@ -182,14 +189,13 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		os.RemoveAll(dataDir)
 		return nil, fmt.Errorf("compose: log file: %w", err)
 	}
-	cmd := l.command(bin, port, cport, opts.CertsDir)
-	if err := cmd.Start(); err != nil {
+	l.drives = max(opts.Drives, 1)
+	l.argv = l.command(bin, port, cport, opts.CertsDir)
+	if err := l.spawn(ctx); err != nil {
 		l.logFile.Close()
 		os.RemoveAll(dataDir)
-		return nil, fmt.Errorf("compose: start %s: %w", bin, err)
+		return nil, err
 	}
-	l.cmd = cmd
-	guard.Go(ctx, "the MinIO process watcher", func() { l.waitErr = cmd.Wait() }, func() { close(l.done) })
 
 	timeout := opts.ReadyTimeout
 	if timeout == 0 {
@@ -223,15 +229,21 @@ func localTrust(certsDir string) (string, *x509.CertPool, error) {
 	return "https", rootCAs, nil
 }
 
-// command is the MinIO server process: API and console on loopback, the server's
-// credentials, output to the log file, in a process group of its own.
-func (l *Local) command(bin string, port, cport int, certsDir string) *exec.Cmd {
-	args := []string{"server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
+// command is the MinIO server's command line: API and console on loopback, the data folder
+// (or its drives).
+func (l *Local) command(bin string, port, cport int, certsDir string) []string {
+	args := []string{bin, "server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
 		"--console-address", fmt.Sprintf("127.0.0.1:%d", cport)}
 	if certsDir != "" {
 		args = append(args, "--certs-dir", certsDir)
 	}
-	cmd := exec.Command(bin, append(args, filepath.Join(l.dataDir, "data"))...)
+	return append(args, l.dataArgs()...)
+}
+
+// spawn starts the server process with the server's credentials, output to the log file, in
+// a process group of its own, and watches it.
+func (l *Local) spawn(ctx context.Context) error {
+	cmd := exec.Command(l.argv[0], l.argv[1:]...)
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+l.AccessKey,
 		"MINIO_ROOT_PASSWORD="+l.SecretKey,
@@ -244,16 +256,40 @@ func (l *Local) command(bin string, port, cport int, certsDir string) *exec.Cmd 
 	// Own process group so Stop can kill MinIO and anything it spawned; the parent-death
 	// signal kills it if the bench dies without running Stop.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return cmd
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("compose: start %s: %w", l.argv[0], err)
+	}
+	done := make(chan struct{})
+	l.mu.Lock()
+	l.cmd, l.done = cmd, done
+	l.mu.Unlock()
+	guard.Go(ctx, "the MinIO process watcher", func() {
+		err := cmd.Wait()
+		l.mu.Lock()
+		l.waitErr = err
+		l.mu.Unlock()
+	}, func() { close(done) })
+	return nil
+}
+
+// process is the current server process and the channel closed when it exits.
+func (l *Local) process() (*exec.Cmd, chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cmd, l.done
 }
 
 func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	client := l.Config().HTTPClient(time.Second)
 	for {
+		_, done := l.process()
 		select {
-		case <-l.done:
-			return fmt.Errorf("compose: MinIO exited before it was ready (%v); log:\n%s", l.waitErr, l.tailLog(2000))
+		case <-done:
+			l.mu.Lock()
+			werr := l.waitErr
+			l.mu.Unlock()
+			return fmt.Errorf("compose: MinIO exited before it was ready (%v); log:\n%s", werr, l.tailLog(2000))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -289,8 +325,9 @@ func (l *Local) DataDir() string { return l.dataDir }
 
 // Alive reports whether the server process is still running.
 func (l *Local) Alive() bool {
+	_, done := l.process()
 	select {
-	case <-l.done:
+	case <-done:
 		return false
 	default:
 		return true
@@ -301,16 +338,25 @@ func (l *Local) Alive() bool {
 // the log, unless LogPath was given). It is idempotent.
 func (l *Local) Stop() {
 	l.stop.Do(func() {
-		if l.cmd != nil && l.cmd.Process != nil {
-			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
-			select {
-			case <-l.done:
-			case <-time.After(10 * time.Second):
-			}
-		}
+		l.mu.Lock()
+		l.stopped = true
+		l.mu.Unlock()
+		l.kill()
 		if l.logFile != nil {
 			l.logFile.Close()
 		}
 		os.RemoveAll(l.dataDir)
 	})
+}
+
+// kill kills the current process group and waits (bounded) until the process has exited.
+func (l *Local) kill() {
+	cmd, done := l.process()
+	if cmd != nil && cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	}
 }

@@ -13,6 +13,9 @@
 //     command with the bad-input exit code, never as a harness error;
 //   - an external store is only ever read inside the run's prefix: its liveness probe reads
 //     the run's claim marker (<prefix>.fencebench-claim), never a key outside the prefix;
+//   - the local stack runs MinIO on one folder, or with [Options.Drives] > 1 as an
+//     erasure-coded server over that many folders; [Local] is then a [StoreFaults], whose
+//     drives can be taken away and whose server can be restarted on the same address and data;
 //   - whatever Open starts is stopped by [Opened.Stop], and [Options.Hold] is told what would
 //     be left behind until then.
 package env

@@ -34,15 +34,31 @@ type Prober interface {
 	Probe(ctx context.Context) error
 }
 
-// Local adapts an embedded MinIO to Env.
+// Local adapts an embedded MinIO to Env. It is also a StoreFaults.
 type Local struct{ *compose.Local }
+
+// MaxDrives is the most drives a local MinIO runs on: one erasure set.
+const MaxDrives = 16
+
+// StoreFaults is a store the bench runs itself and can fault from inside: take a drive away
+// (1-based), put it back, kill and restart the server on the same address and data.
+type StoreFaults interface {
+	Drives() int
+	DriveOffline(i int) error
+	DriveOnline(i int) error
+	Restart(ctx context.Context, down time.Duration) error
+}
 
 // Upstream implements Env.
 func (l Local) Upstream() string { return l.Addr() }
 
 // Info implements Env.
 func (l Local) Info() store.Info {
-	return store.Info{Stack: "local", Endpoint: l.Endpoint, Server: "MinIO " + minioVersion(), Bucket: l.Bucket}
+	server := "MinIO " + minioVersion()
+	if n := l.Drives(); n > 1 {
+		server += fmt.Sprintf(" (erasure-coded, %d drives)", n)
+	}
+	return store.Info{Stack: "local", Endpoint: l.Endpoint, Server: server, Bucket: l.Bucket}
 }
 
 // LogPath implements Env.

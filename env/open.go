@@ -30,6 +30,9 @@ type Options struct {
 	Keep bool
 	// MinIOImage is the containers stack's image ("" means compose.MinIOImage).
 	MinIOImage string
+	// Drives is the local stack's drive count: 0 or 1 runs MinIO on one folder, 2 to
+	// MaxDrives as an erasure-coded server over that many folders.
+	Drives int
 	// Endpoint, Region, Bucket, Profile, AccessKey, SecretKey, CAFile, Addressing and
 	// CreateBucket describe an external store; each falls back to the AWS environment.
 	Endpoint     string
@@ -83,6 +86,12 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 			}
 		}
 	}
+	if o.Drives < 0 || o.Drives > MaxDrives {
+		return nil, badf("--drives %d: want 1 to %d", o.Drives, MaxDrives)
+	}
+	if o.Drives > 1 && o.Stack != "local" {
+		return nil, badf("--drives applies to --stack local only")
+	}
 	if o.MinIOImage != "" && o.Stack != "containers" {
 		return nil, badf("--minio-image applies to --stack containers only")
 	}
@@ -92,14 +101,14 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 	}
 	switch o.Stack {
 	case "local":
-		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
+		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log"), Drives: o.Drives})
 		if err != nil {
 			return nil, fmt.Errorf("start the embedded MinIO: %w", err)
 		}
 		o.Secret(srv.SecretKey)
 		release := o.Hold("the embedded MinIO's data folder " + srv.DataDir())
 		op.Env, op.Stop = Local{Local: srv}, func() { srv.Stop(); release() }
-		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
+		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint, "drives", srv.Drives())
 		return op, nil
 	case "containers":
 		return openContainer(ctx, o, dir, log, op)

@@ -71,6 +71,14 @@ func (r *runner) newResult(c Cell) *outcome.CellResult {
 }
 
 func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
+	if rr, stop := r.forStore(ctx, c.Scenario); rr != r {
+		defer stop()
+		res = rr.cell(ctx, c)
+		if rr.env.(*storeEnv).shared && rr.storeDown != "" {
+			r.storeDown = rr.storeDown
+		}
+		return res
+	}
 	res = r.newResult(c)
 	logStart := fileSize(r.env.LogPath())
 	// Every goroutine of the cell reports its panic to the cell's sink, which ends the cell.
@@ -151,6 +159,9 @@ func (cr *cellRun) run(ctx context.Context) error {
 	sc := cr.c.Scenario
 	if err := admit(sc); err != nil {
 		return harnessf("%v", err)
+	}
+	if err := cr.storeReady(); err != nil {
+		return err
 	}
 	v, err := fence.LookupVariant(cr.c.Variant)
 	if err != nil {

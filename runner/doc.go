@@ -34,7 +34,13 @@
 //   - a store that stops answering, found before a cell or while it runs (checked every
 //     second; an external store is probed with a read of the run's claim marker), ends that
 //     cell with verdict error and stops the run: an unreachable store always wins over a
-//     safety verdict;
+//     safety verdict. A store-restart step declares its outage: while it is under way the
+//     store counts as alive, and a restart that fails is the cell's harness error;
+//   - store steps (drive-offline, drive-online, store-restart) act on a local MinIO only: a
+//     scenario with store.drives runs on the run's MinIO when it has exactly those drives,
+//     else on one of its own over them, stopped with the cell; on another stack its cells are
+//     harness errors that name the local stack. Every drive taken away is put back before the
+//     writers settle and the store is audited;
 //   - LoadRun, SaveRun and Rereport never touch anything outside the run folder they are
 //     given: a stored cell id that is not one safe folder name directly inside it is refused;
 //   - a panic in any goroutine of a cell (writers, traffic, fault paths, scheduled steps) is

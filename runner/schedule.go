@@ -122,6 +122,9 @@ func (cr *cellRun) exec(ctx context.Context, st scenarios.Step) {
 // faults, the writer's own set for protocol faults. nil when there is none.
 func (cr *cellRun) faultsOf(st scenarios.Step) *faults.Set {
 	id := st.Params.Writer
+	if st.Spec().Layer == scenarios.StoreLayer {
+		return cr.storeSet()
+	}
 	if st.Spec().Layer == faults.Protocol {
 		cr.mu.Lock()
 		defer cr.mu.Unlock()
@@ -196,6 +199,7 @@ func (cr *cellRun) path(id string) *faults.Path {
 // paths that still carry a network fault are healed: healing replaces the path's proxy and
 // cuts the connections on it, which would hit a healthy writer mid-request.
 func (cr *cellRun) healAll() {
+	cr.healStore()
 	ids := sortedKeys(cr.paths)
 	for _, layer := range []faults.Layer{faults.L7, faults.L4} {
 		for _, id := range ids {

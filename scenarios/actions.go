@@ -27,7 +27,15 @@ const (
 	GC        Action = "gc"
 	Recover   Action = "recover"
 	OneWay    Action = "one-way"
+
+	DriveOffline Action = "drive-offline"
+	DriveOnline  Action = "drive-online"
+	StoreRestart Action = "store-restart"
 )
+
+// StoreLayer is where the store steps act: on the store itself (its drives, its process), not
+// on a writer's path. They need a store the bench runs (the local stack).
+const StoreLayer faults.Layer = "store"
 
 // Spec is everything the bench knows about one step action: the parser reads its
 // parameters, validation its checks, the runner its plan and its fault, the reports its
@@ -51,6 +59,8 @@ type Spec struct {
 	// Inline: triggered by an event with no delay, it runs on the emitting writer's
 	// goroutine, so it takes effect exactly at the event.
 	Inline bool
+	// Store: the action acts on the store itself and names no writer.
+	Store bool
 	// Build makes the network or request fault a step injects, named by Step.FaultName; nil
 	// for the actions the runner carries out on writers.
 	Build func(name string, pr Params) faults.Fault
@@ -122,6 +132,15 @@ var Actions = []Spec{
 	{Name: Recover, Layer: faults.Protocol, Params: []string{"from"},
 		Description: "a copy hydrates from the store while the primary works",
 		decode:      decodeRecover, check: checkRecover},
+	{Name: DriveOffline, Layer: StoreLayer, Store: true, Fault: true, Window: true, Params: []string{"drive"},
+		Description: "take one drive of the erasure-coded store away (needs store.drives); a for window or drive-online puts it back",
+		decode:      decodeDrive, check: checkDrive},
+	{Name: DriveOnline, Layer: StoreLayer, Store: true, Params: []string{"drive"},
+		Description: "put a drive taken away back, with the data it held",
+		decode:      decodeDrive, check: checkDrive},
+	{Name: StoreRestart, Layer: StoreLayer, Store: true, Fault: true, Params: []string{"down"},
+		Description: "kill the store's server and start it again on the same address and data after down (the local stack)",
+		decode:      decodeDown},
 }
 
 // Lookup returns the spec of an action; ok is false for a name no entry has.

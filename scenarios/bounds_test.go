@@ -49,6 +49,14 @@ steps:
     crash: a
   - at: 0s
     restart: {writer: a, as: a2, term: <<steps[8].restart.term>>}
+  - at: 0s
+    drive-offline: {drive: <<steps[9].drive-offline.drive>>}
+  - at: 0s
+    drive-online: {drive: <<steps[10].drive-online.drive>>}
+  - at: 0s
+    store-restart: {down: <<steps[11].store-restart.down>>}
+store:
+  drives: <<store.drives>>
 expect:
   min_acked: <<expect.min_acked>>
   max_time_to_fence: <<expect.max_time_to_fence>>
@@ -62,7 +70,8 @@ var boundsDefaults = map[string]string{
 	"steps[3].flap.on": "20ms", "steps[3].flap.off": "30ms", "steps[4].http.match.nth": "1",
 	"steps[4].http.match.count": "1", "steps[4].http.status": "503", "steps[5].http.delay": "100ms",
 	"steps[6].promote.term": "6", "steps[8].restart.term": "7", "expect.min_acked": "0",
-	"expect.max_time_to_fence": "1s",
+	"expect.max_time_to_fence": "1s", "steps[9].drive-offline.drive": "1", "steps[10].drive-online.drive": "1",
+	"steps[11].store-restart.down": "0s", "store.drives": "16",
 }
 
 var placeholder = regexp.MustCompile(`<<([^>]+)>>`)

@@ -54,9 +54,12 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		s.Kills = p.kills(v)
 	}
 	if v, ok := f["store"]; ok {
-		sf := p.fields(v, "store", "allow_unenforced")
+		sf := p.fields(v, "store", "allow_unenforced", "drives")
 		if b, ok := sf["allow_unenforced"]; ok {
 			s.Store.AllowUnenforced = p.boolean(b, "store.allow_unenforced")
+		}
+		if n, ok := sf["drives"]; ok {
+			s.Store.Drives = int(p.integer(n, "store.drives"))
 		}
 	}
 	if v, ok := f["steps"]; ok {

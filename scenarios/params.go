@@ -47,6 +47,13 @@ func (p *parser) params(spec Spec, n *yaml.Node, path string) Params {
 		pr.Writer = p.str(n, path)
 		return pr
 	}
+	if spec.Store {
+		f := p.fields(n, path, spec.Params...)
+		if spec.decode != nil {
+			spec.decode(&decoder{p: p, action: spec.Name, n: n, path: path, f: f}, &pr)
+		}
+		return pr
+	}
 	f := p.fields(n, path, append([]string{"writer"}, spec.Params...)...)
 	if v, ok := f["writer"]; ok {
 		pr.Writer = p.str(v, path+".writer")
@@ -188,6 +195,7 @@ type validation struct {
 	known     map[string]bool
 	terms     map[int64]string
 	ruleNames map[string]bool
+	s         *Scenario
 	field     string // "steps[i].<action>"
 }
 
@@ -243,4 +251,26 @@ func checkHTTP(v *validation, st *Step) {
 		v.p.at(st.Pos, v.field+".name", "rule name %q used twice; rule names must be unique", r.Name)
 	}
 	v.ruleNames[r.Name] = true
+}
+
+func decodeDrive(d *decoder, pr *Params) {
+	if v, ok := d.req("drive"); ok {
+		pr.Drive = int(d.p.integer(v, d.at("drive")))
+	}
+}
+
+func decodeDown(d *decoder, pr *Params) {
+	if v, ok := d.opt("down"); ok {
+		pr.Down = d.p.duration(v, d.at("down"))
+	}
+}
+
+// checkDrive: a drive step needs a scenario on an erasure-coded store with that drive.
+func checkDrive(v *validation, st *Step) {
+	switch n := v.s.Store.Drives; {
+	case n < 2:
+		v.p.at(st.Pos, v.field, "%s needs an erasure-coded store: declare store.drives (2 to %d)", st.Action, Limit("store.drives").Max)
+	case st.Params.Drive > n:
+		v.p.at(st.Pos, v.field+".drive", "no drive %d: the store has drives 1 to %d (store.drives)", st.Params.Drive, n)
+	}
 }

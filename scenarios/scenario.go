@@ -57,6 +57,9 @@ type StoreSpec struct {
 	// AllowUnenforced runs even when the store fails the conditional-write probe (the
 	// lying-store scenario); otherwise such a store is refused up front.
 	AllowUnenforced bool
+	// Drives, when above 1, runs the scenario on a local MinIO erasure-coded over that many
+	// drives: the store steps (drive-offline, drive-online) act on them.
+	Drives int
 }
 
 // Expect is what the checker must find.
@@ -125,6 +128,10 @@ type Params struct {
 	LoseHandoff bool
 	// recover: a third copy hydrating while the primary works
 	From string
+	// drive-offline, drive-online: the store drive (1-based)
+	Drive int
+	// store-restart: how long the store stays stopped
+	Down time.Duration
 }
 
 // Events a step can wait for with `after`.
@@ -154,8 +161,14 @@ func (s *Scenario) WriterIDs() []string {
 // FaultName is the stable name of the fault a step injects, used for attestation: the HTTP
 // rule's name, or "<action>@step<index>" for network and protocol faults.
 func (st Step) FaultName() string {
-	if st.Spec().Layer == faults.L7 {
+	switch st.Spec().Layer {
+	case faults.L7:
 		return st.Params.Rule.Name
+	case StoreLayer:
+		if st.Params.Drive > 0 {
+			return fmt.Sprintf("%s:drive%d@step%d", st.Action, st.Params.Drive, st.Index)
+		}
+		return fmt.Sprintf("%s@step%d", st.Action, st.Index)
 	}
 	return fmt.Sprintf("%s:%s@step%d", st.Action, st.Params.Writer, st.Index)
 }

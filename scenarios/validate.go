@@ -85,7 +85,7 @@ func (p *parser) validate(s *Scenario, opts Options) {
 	}
 
 	// Writers created by restart steps exist from that step on.
-	v := &validation{p: p, known: known, terms: terms, ruleNames: map[string]bool{}}
+	v := &validation{p: p, s: s, known: known, terms: terms, ruleNames: map[string]bool{}}
 	for i := range s.Steps {
 		p.step(v, s, i)
 	}

@@ -32,6 +32,8 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 		"the run claims it with a marker object; a prefix that holds objects, or whose parent or sub-prefix another\n"+
 		"run claims, is refused")
 	fs.BoolVar(&s.Keep, "keep", false, "external: keep the run's objects (default: delete everything under the run prefix, and nothing else)")
+	fs.IntVar(&s.Drives, "drives", 1, "local: run MinIO erasure-coded over this many drives (folders), 1 to 16; scenarios that take\n"+
+		"drives away or restart the store need the local stack")
 	fs.StringVar(&s.MinIOImage, "minio-image", "", "containers: the MinIO image (default "+compose.MinIOImage+", built FROM scratch from the\nstatic MinIO binary when missing)")
 	fs.StringVar(&s.Endpoint, "endpoint", "", "external: the S3 endpoint URL (default $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS S3\nin the region)")
 	fs.StringVar(&s.Region, "region", "", "external: the region (default $AWS_REGION, $AWS_DEFAULT_REGION, the profile's, else us-east-1)")
