@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -23,8 +21,6 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	exe := browser.Chromium(t)
-
 	root := t.TempDir()
 	runDir := filepath.Join(root, "run-1")
 	if err := Write(runDir, synthRun()); err != nil {
@@ -34,42 +30,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.WindowSize(1400, 1000),
-	)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-
-	var mu sync.Mutex
-	var console []string
-	if err := chromedp.Listen(bctx, func(ev any) {}); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	msgs := chromedp.Console(bctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			console = append(console, m.String())
-			mu.Unlock()
-		}
-	}()
+	bctx, stop := browser.Open(t, 1400, 1000)
 
 	shot := func(name, sel string) {
 		t.Helper()
@@ -178,17 +139,10 @@ func TestBrowser(t *testing.T) {
 	}
 	shot("timeline-30k.png", "#tl-wrap")
 
-	// Let late messages arrive, then stop listening.
-	chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`0`))
-	time.Sleep(200 * time.Millisecond)
-	bcancel()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if len(console) > 0 {
+	if console := stop(); len(console) > 0 {
 		t.Errorf("console messages or exceptions: %q", console)
 	}
-	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+	if err := bctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("the browser test ran out of time")
 	}
 }

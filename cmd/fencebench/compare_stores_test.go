@@ -30,8 +30,7 @@ func TestCompareStoresVersitygw(t *testing.T) {
 	if bin == "" {
 		t.Skip("FENCEBENCH_VERSITYGW_BIN not set: `make compare-stores` builds versitygw and runs this")
 	}
-	isolateAWS(t)
-	pinned := startMinIO(t)
+	pinned := externalMinIO(t)
 	front, _ := unsafestore.Serve(t, pinned.Config(), &unsafestore.Options{Mode: unsafestore.CheckThenAct, Gap: 5 * time.Millisecond})
 	gw := startVersitygw(t, bin, "fencebench")
 	t.Setenv("MINIO_KEY", pinned.AccessKey)

@@ -31,8 +31,7 @@ func writeStoresFile(t *testing.T, entries ...[4]string) string {
 // stores file: the MinIO cell passes, the front's is refused as "store unsafe" by the
 // pre-flight, the row differs, each cell links to its page, and the exit code is 1.
 func TestRunStores(t *testing.T) {
-	isolateAWS(t)
-	pinned, other := startMinIO(t), startMinIO(t)
+	pinned, other := externalMinIO(t), externalMinIO(t)
 	cta, _ := unsafestore.Serve(t, other.Config(), &unsafestore.Options{Mode: unsafestore.CheckThenAct, Gap: 5 * time.Millisecond})
 	t.Setenv("A_KEY", pinned.AccessKey)
 	t.Setenv("A_SECRET", pinned.SecretKey)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/png"
@@ -15,25 +14,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/internal/browser"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/reports"
 )
-
-// startMinIO starts a MinIO of the test's own.
-func startMinIO(t *testing.T) *compose.Local {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	return srv
-}
 
 // TestCertifyStores certifies three stores from one stores file: the pinned MinIO, and a
 // check-then-act front and an If-Match-creates front over a second MinIO. The comparison
@@ -41,8 +26,7 @@ func startMinIO(t *testing.T) *compose.Local {
 // front failing A5, those rows marked as differing; the exit code is the worst (1); each
 // store's report is linked; no credential is anywhere; and the page renders in Chromium.
 func TestCertifyStores(t *testing.T) {
-	isolateAWS(t)
-	pinned, other := startMinIO(t), startMinIO(t)
+	pinned, other := externalMinIO(t), externalMinIO(t)
 	cta, _ := unsafestore.Serve(t, other.Config(), &unsafestore.Options{Mode: unsafestore.CheckThenAct, Gap: 5 * time.Millisecond})
 	coim, _ := unsafestore.Serve(t, other.Config(), &unsafestore.Options{Mode: unsafestore.CreateOnIfMatch})
 	t.Setenv("MINIO_A_KEY", pinned.AccessKey)
