@@ -182,10 +182,14 @@ func worseExit(a, b int) int {
 	return a
 }
 
-// record fills store i's column from its own report.
+// record fills store i's column: its verdict, summary and own report (a file in its
+// subfolder, "" when it wrote none).
 func (s *storesRun) record(i int, v checker.Verdict, summary, report string) {
 	cs := &s.cmp.Stores[i]
-	cs.Verdict, cs.Summary, cs.Report = v, summary, filepath.ToSlash(filepath.Join(s.specs[i].Name, report))
+	cs.Verdict, cs.Summary = v, summary
+	if report != "" {
+		cs.Report = s.specs[i].Name + "/" + report
+	}
 }
 
 // certifyStores certifies every store of the stores file with the same options.
