@@ -52,11 +52,14 @@ type ComparedRow struct {
 }
 
 // ComparedCell is one store's outcome of one row. Label is what the cell reads ("pass",
-// "fail 2/3", "store unsafe", "not run"); Verdict its colour; Note a sentence shown on hover;
-// Link the page that explains it, relative to the comparison's folder.
+// "fail 2/3", "store unsafe", "not run"); Verdict its colour; Detail what the store was seen
+// to do, shown under the label and compared like it (for a probe that only records, its
+// facts); Note a sentence shown on hover; Link the page that explains it, relative to the
+// comparison's folder.
 type ComparedCell struct {
 	Verdict checker.Verdict `json:"verdict,omitempty"`
 	Label   string          `json:"label"`
+	Detail  string          `json:"detail,omitempty"`
 	Note    string          `json:"note,omitempty"`
 	Link    string          `json:"link,omitempty"`
 }
@@ -106,7 +109,8 @@ func (c *Comparison) Finish() {
 			if row.Cells[i].Label == "" {
 				row.Cells[i] = ComparedCell{Label: notRun}
 			}
-			if row.Cells[i].Label != row.Cells[0].Label || row.Cells[i].Verdict != row.Cells[0].Verdict {
+			a, b := row.Cells[i], row.Cells[0]
+			if a.Label != b.Label || a.Verdict != b.Verdict || a.Detail != b.Detail {
 				row.Differs = true
 			}
 		}

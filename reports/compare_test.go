@@ -23,6 +23,8 @@ func TestComparison(t *testing.T) {
 	c.Set("B9 (minio-go)", "race", 0, ComparedCell{Verdict: checker.Pass, Label: "pass"})
 	c.Set("B9 (minio-go)", "race", 1, ComparedCell{Verdict: checker.Fail, Label: "fail", Note: `"two" <winners>`})
 	c.Set("C14 (minio-go)", "", 1, ComparedCell{Verdict: "info", Label: "info"})
+	c.Set("E19 (minio-go)", "", 0, ComparedCell{Verdict: "info", Label: "info", Detail: "honoured=false"})
+	c.Set("E19 (minio-go)", "", 1, ComparedCell{Verdict: "info", Label: "info", Detail: "honoured=true"})
 	dir := t.TempDir()
 	if err := WriteComparison(dir, c); err != nil {
 		t.Fatal(err)
@@ -36,8 +38,8 @@ func TestComparison(t *testing.T) {
 	for _, r := range got.Rows {
 		differs[r.ID] = r.Differs
 	}
-	if differs["A1 (minio-go)"] || !differs["B9 (minio-go)"] || !differs["C14 (minio-go)"] || got.Differing != 2 {
-		t.Errorf("differs %v, count %d; want B9 and C14 only", differs, got.Differing)
+	if differs["A1 (minio-go)"] || !differs["B9 (minio-go)"] || !differs["C14 (minio-go)"] || !differs["E19 (minio-go)"] || got.Differing != 3 {
+		t.Errorf("differs %v, count %d; want B9, C14 and E19 only", differs, got.Differing)
 	}
 	if got.Rows[2].Cells[0].Label != notRun {
 		t.Errorf("missing cell reads %q, want %q", got.Rows[2].Cells[0].Label, notRun)
@@ -49,8 +51,8 @@ func TestComparison(t *testing.T) {
 			t.Errorf("compare.html holds unescaped %q", bad)
 		}
 	}
-	if n := strings.Count(page, `class="differs"`); n != 2 {
-		t.Errorf("%d highlighted rows, want 2", n)
+	if n := strings.Count(page, `class="differs"`); n != 3 {
+		t.Errorf("%d highlighted rows, want 3", n)
 	}
 	if !strings.Contains(page, `href="minio/certify.html"`) {
 		t.Errorf("the store's report is not linked")

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/fencebench/fencebench/certify"
@@ -234,7 +235,8 @@ func overallVerdict(v certify.Overall) checker.Verdict {
 }
 
 // probeCell is one probe's result as a comparison cell: its verdict, with the failed rounds
-// when there were several, linked to the store's certification page.
+// when there were several, and for an INFO probe its facts, linked to the store's
+// certification page.
 func probeCell(name string, r certify.Result) reports.ComparedCell {
 	label := string(r.Verdict)
 	if r.Rounds > 1 && r.Failed > 0 {
@@ -244,7 +246,17 @@ func probeCell(name string, r certify.Result) reports.ComparedCell {
 	if r.Variation != "" {
 		note = r.Variation + "; " + note
 	}
-	return reports.ComparedCell{Verdict: r.Verdict, Label: label, Note: note, Link: name + "/certify.html"}
+	cell := reports.ComparedCell{Verdict: r.Verdict, Label: label, Note: note, Link: name + "/certify.html"}
+	if r.Class == certify.Informational {
+		// What a recording probe saw is its result: stores that saw different things differ.
+		var facts []string
+		for k, v := range r.Facts {
+			facts = append(facts, k+"="+v)
+		}
+		sort.Strings(facts)
+		cell.Detail = strings.Join(facts, " ")
+	}
+	return cell
 }
 
 // runStores runs the scenarios on every store of the stores file with the same options.
