@@ -94,3 +94,24 @@ known-bug-21526: minio $(KNOWN_BUGS)/21526/minio
 	  echo "known-bug-21526: the affected release was refused"
 	@out=$$(mktemp -d); FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) run ./cmd/fencebench run --out $$out steady-state; \
 	  code=$$?; rm -rf $$out; exit $$code
+
+# Several stores side by side: builds versitygw into .cache/stores, then certifies the pinned
+# MinIO, versitygw's posix backend and a check-then-act front over the MinIO from one stores
+# file, with ROUNDS rounds; the comparison page is written under results/compare-stores/.
+VERSITYGW_MODULE := github.com/versity/versitygw/cmd/versitygw@v1.8.0
+STORES_BIN := $(CURDIR)/.cache/stores
+VERSITYGW := $(STORES_BIN)/versitygw
+ROUNDS ?= 3
+
+.PHONY: compare-stores
+
+compare-stores: minio $(VERSITYGW)
+	@mkdir -p $(CURDIR)/results/compare-stores
+	FENCEBENCH_VERSITYGW_BIN=$(VERSITYGW) FENCEBENCH_COMPARE_ROUNDS=$(ROUNDS) \
+		FENCEBENCH_COMPARE_OUT=$(CURDIR)/results/compare-stores \
+		$(GO) test -count=1 -timeout 60m -v -run '^TestCompareStoresVersitygw$$' ./cmd/fencebench
+	@ls -d $(CURDIR)/results/compare-stores/certify-*/compare.html
+
+$(VERSITYGW):
+	@mkdir -p $(STORES_BIN)
+	CGO_ENABLED=0 GOBIN=$(STORES_BIN) $(GO) install $(VERSITYGW_MODULE)

@@ -2,7 +2,8 @@
 // interface (how clients reach the bucket, the host:port fault paths forward to, a
 // description without credentials, the store's log, whether it is still up), its three
 // stacks ([Local], [Container], [External]), [Open], which turns the command line's
-// [Options] into an opened store, and [UpstreamTLS], how fault paths reach an HTTPS store.
+// [Options] into an opened store, [UpstreamTLS], how fault paths reach an HTTPS store, and
+// [LoadStores], which reads a file of several external stores to compare.
 //
 // It guarantees:
 //
@@ -17,5 +18,8 @@
 //     erasure-coded server over that many folders; [Local] is then a [StoreFaults], whose
 //     drives can be taken away and whose server can be restarted on the same address and data;
 //   - whatever Open starts is stopped by [Opened.Stop], and [Options.Hold] is told what would
-//     be left behind until then.
+//     be left behind until then;
+//   - a stores file holds no credential: it names the environment variables that hold them,
+//     a literal credential field is refused, and no error of [LoadStores] repeats a value
+//     that could be one; every problem of the file is reported as file:line.
 package env

@@ -4,51 +4,15 @@ import (
 	"context"
 	"errors"
 	"github.com/fencebench/fencebench/outcome"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/fencebench/fencebench/internal/browser"
 )
-
-// chromium returns the path of a Chromium binary, installing the Debian package when none is
-// on PATH. Installation failure fails the test; FENCEBENCH_NO_BROWSER=1 skips it instead.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("FENCEBENCH_NO_BROWSER") == "1" {
-		t.Skip("FENCEBENCH_NO_BROWSER=1")
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Log("chromium not found on PATH: installing the Debian package")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "chromium"}} {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("apt-get %s: %v\n%s\n(set FENCEBENCH_NO_BROWSER=1 to skip the browser test)", strings.Join(args, " "), err, out)
-		}
-	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium installed but not on PATH: %v", err)
-	}
-	return p
-}
-
-func fileURL(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
 
 // TestBrowser opens the generated pages in headless Chromium: the index shows the verdict
 // matrix, a scenario link leads to a cell page with the timeline, the hover read-out works,
@@ -57,8 +21,6 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	exe := chromium(t)
-
 	root := t.TempDir()
 	runDir := filepath.Join(root, "run-1")
 	if err := Write(runDir, synthRun()); err != nil {
@@ -68,42 +30,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.WindowSize(1400, 1000),
-	)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-
-	var mu sync.Mutex
-	var console []string
-	if err := chromedp.Listen(bctx, func(ev any) {}); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	msgs := chromedp.Console(bctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			console = append(console, m.String())
-			mu.Unlock()
-		}
-	}()
+	bctx, stop := browser.Open(t, 1400, 1000)
 
 	shot := func(name, sel string) {
 		t.Helper()
@@ -128,7 +55,7 @@ func TestBrowser(t *testing.T) {
 
 	// The run's index: the verdict matrix, with a link per scenario.
 	if err := chromedp.Do(bctx,
-		chromedp.Navigate(fileURL(filepath.Join(runDir, "index.html"))),
+		chromedp.Navigate(browser.FileURL(filepath.Join(runDir, "index.html"))),
 		chromedp.WaitVisible(chromedp.CSS("#verdict-matrix")),
 	); err != nil {
 		t.Fatalf("index: %v", err)
@@ -192,7 +119,7 @@ func TestBrowser(t *testing.T) {
 
 	// The trend page.
 	if err := chromedp.Do(bctx,
-		chromedp.Navigate(fileURL(filepath.Join(root, "index.html"))),
+		chromedp.Navigate(browser.FileURL(filepath.Join(root, "index.html"))),
 		chromedp.WaitVisible(chromedp.CSS("#trend-table")),
 	); err != nil {
 		t.Fatalf("trend page: %v", err)
@@ -205,24 +132,17 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(bctx,
-		chromedp.Navigate(fileURL(filepath.Join(root, "run-big", big.ID, "report.html"))),
+		chromedp.Navigate(browser.FileURL(filepath.Join(root, "run-big", big.ID, "report.html"))),
 		chromedp.WaitVisible(chromedp.CSS("#timeline")),
 	); err != nil {
 		t.Fatalf("large cell page: %v", err)
 	}
 	shot("timeline-30k.png", "#tl-wrap")
 
-	// Let late messages arrive, then stop listening.
-	chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`0`))
-	time.Sleep(200 * time.Millisecond)
-	bcancel()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if len(console) > 0 {
+	if console := stop(); len(console) > 0 {
 		t.Errorf("console messages or exceptions: %q", console)
 	}
-	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+	if err := bctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("the browser test ran out of time")
 	}
 }

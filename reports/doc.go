@@ -2,7 +2,8 @@
 // index of scenarios x verdicts with the variant kill matrix, one HTML page per cell (timeline,
 // invariants, counterexample, lost writes, fault attestation, request and latency statistics,
 // rerun command), JUnit XML, a summary JSON, and a trend page across the runs of a results
-// folder; and, in the same style, the page of a store certification ([WriteCertification]).
+// folder; and, in the same style, the page of a store certification ([WriteCertification]) and
+// the page that compares several stores, probe by probe or cell by cell ([WriteComparison]).
 //
 // What it guarantees:
 //
@@ -24,6 +25,9 @@
 //     The store panel shows the run's pre-flight: each racing probe with its counts, and for
 //     a store that failed one, the probe and its witness; a cell refused for an unsafe store
 //     reads "store unsafe" (never SURVIVED or killed), in the pages and in summary.json.
+//   - A comparison page (compare.html, with compare.json) marks every row whose stores do not
+//     all read the same, and links each store's own report and each cell's page by a path
+//     relative to its folder.
 //   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
 //     page from the summaries alone, so old runs stay readable after the bench changes.
 //

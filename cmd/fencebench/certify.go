@@ -38,6 +38,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	rounds := boundedIntFlag(fs, "rounds", certify.DefaultRounds, 1, certify.MaxRounds, "repeat every probe `n` times, on fresh keys each round; one failing round fails a HARD probe")
 	probes := fs.String("probes", "", "comma-separated probe IDs to run (default: all; see the report for the list)")
 	verbose := fs.Bool("v", false, "debug logs, and every probe's details in the text report")
+	storesFile := fs.String("stores", "", storesUsage)
 	var sf stackFlags
 	sf.register(fs)
 	fs.Usage = func() {
@@ -66,6 +67,14 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	runID := "certify-" + runner.NewRunID(time.Now())
+	if *storesFile != "" {
+		s, code := newStoresRun(fs, "certify", *storesFile, *out, runID, sf.Keep, red, stdout, stderr, logger)
+		if s == nil {
+			return code
+		}
+		return certifyStores(ctx, s, certify.Options{Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids, Logger: logger,
+			Progress: certifyProgress(stderr)}, args, *asJSON, *verbose)
+	}
 	dir := filepath.Join(*out, runID)
 	ctx, sink, st, code := sf.openIn(ctx, "certify", runID, dir, logger, red, stderr)
 	if st == nil {

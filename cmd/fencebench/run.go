@@ -38,6 +38,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
 	runID := fs.String("run-id", "", "name of the run's folder, one component of A-Z a-z 0-9 . _ -\n(default: the start time and a random suffix)")
 	verbose := fs.Bool("v", false, "debug logs")
+	storesFile := fs.String("stores", "", storesUsage)
 	var sf stackFlags
 	sf.register(fs)
 	fs.Usage = func() {
@@ -64,6 +65,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	logger := runLogger(stderr, tty, *verbose)
 	if *runID == "" {
 		*runID = runner.NewRunID(time.Now())
+	}
+	if *storesFile != "" {
+		s, code := newStoresRun(fs, "run", *storesFile, *out, *runID, sf.Keep, red, stdout, stderr, logger)
+		if s == nil {
+			return code
+		}
+		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Logger: logger,
+			Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version})
 	}
 	dir := filepath.Join(*out, *runID)
 	ctx, sink, st, code := sf.openIn(ctx, "run", *runID, dir, logger, red, stderr)

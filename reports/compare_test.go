@@ -1,0 +1,69 @@
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/outcome"
+)
+
+// TestComparison: rows where the stores disagree are marked (in the page and the JSON), a
+// store without a result reads "not run", run cells link to their pages, and everything the
+// stores or the scenarios said is escaped.
+func TestComparison(t *testing.T) {
+	c := Comparison{Kind: "certify", ExitCode: 1, Stores: []ComparedStore{
+		{Name: "minio", Verdict: checker.Pass, Report: "minio/certify.html"},
+		{Name: "<b>gw</b>", Verdict: checker.Fail, Summary: `NOT CERTIFIED <script>alert(1)</script>`}}}
+	c.Set("A1 (minio-go)", "create refused", 0, ComparedCell{Verdict: checker.Pass, Label: "pass"})
+	c.Set("A1 (minio-go)", "create refused", 1, ComparedCell{Verdict: checker.Pass, Label: "pass"})
+	c.Set("B9 (minio-go)", "race", 0, ComparedCell{Verdict: checker.Pass, Label: "pass"})
+	c.Set("B9 (minio-go)", "race", 1, ComparedCell{Verdict: checker.Fail, Label: "fail", Note: `"two" <winners>`})
+	c.Set("C14 (minio-go)", "", 1, ComparedCell{Verdict: "info", Label: "info"})
+	c.Set("E19 (minio-go)", "", 0, ComparedCell{Verdict: "info", Label: "info", Detail: "honoured=false"})
+	c.Set("E19 (minio-go)", "", 1, ComparedCell{Verdict: "info", Label: "info", Detail: "honoured=true"})
+	dir := t.TempDir()
+	if err := WriteComparison(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	var got Comparison
+	b, _ := os.ReadFile(filepath.Join(dir, "compare.json"))
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	differs := map[string]bool{}
+	for _, r := range got.Rows {
+		differs[r.ID] = r.Differs
+	}
+	if differs["A1 (minio-go)"] || !differs["B9 (minio-go)"] || !differs["C14 (minio-go)"] || !differs["E19 (minio-go)"] || got.Differing != 3 {
+		t.Errorf("differs %v, count %d; want B9, C14 and E19 only", differs, got.Differing)
+	}
+	if got.Rows[2].Cells[0].Label != notRun {
+		t.Errorf("missing cell reads %q, want %q", got.Rows[2].Cells[0].Label, notRun)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "compare.html"))
+	page := string(html)
+	for _, bad := range []string{"<script>alert", "<b>gw</b>", `"two" <winners>`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("compare.html holds unescaped %q", bad)
+		}
+	}
+	if n := strings.Count(page, `class="differs"`); n != 3 {
+		t.Errorf("%d highlighted rows, want 3", n)
+	}
+	if !strings.Contains(page, `href="minio/certify.html"`) {
+		t.Errorf("the store's report is not linked")
+	}
+
+	run := Comparison{Kind: "run", Stores: []ComparedStore{{Name: "a"}, {Name: "b"}}}
+	run.AddRun(0, "a", &outcome.Summary{Cells: []*outcome.CellResult{{ID: "steady", Verdict: checker.Pass}}})
+	run.AddRun(1, "b", &outcome.Summary{Cells: []*outcome.CellResult{{ID: "steady", Verdict: checker.Fail,
+		StoreUnsafe: &outcome.StoreUnsafe{Witness: "w"}}}})
+	run.Finish()
+	if r := run.Rows[0]; !r.Differs || r.Cells[1].Label != labelStoreUnsafe || r.Cells[1].Link != "b/steady/report.html" {
+		t.Errorf("run row %+v", r)
+	}
+}
