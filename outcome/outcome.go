@@ -36,6 +36,10 @@ type Summary struct {
 	// Preflight is what the pre-flight's probes found on the store before the first cell; nil for
 	// a run stored before the pre-flight existed.
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// NotApplicable names the cells left out because the run's stack cannot do what their
+	// scenario needs (a scenario acting on the store's drives or process, on a store the bench
+	// does not run), each with the reason.
+	NotApplicable []string `json:"not_applicable,omitempty"`
 }
 
 // Preflight is the check of the store a run does once, before its first cell: racing

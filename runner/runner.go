@@ -128,9 +128,9 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 	if opts.Cleanup {
 		defer release(ctx, claim, log)
 	}
-	cells := Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed)
+	cells, notHere := applicable(Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed), e)
 	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
-		Command: opts.Command, Version: opts.BenchVersion}
+		Command: opts.Command, Version: opts.BenchVersion, NotApplicable: notHere}
 	r := &runner{opts: opts, env: e, dir: dir, log: log}
 	if env.UpstreamTLS(e.Config()) != nil {
 		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists
@@ -258,4 +258,24 @@ var errHarness = errors.New("harness")
 // harnessf marks an error as a harness problem (verdict error, never a safety verdict).
 func harnessf(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errHarness}, a...)...)
+}
+
+// applicable splits off the cells whose scenario acts on the store itself (its drives or its
+// process) when the run's store cannot be faulted from inside (any stack but local): they do
+// not run, and the summary names each with the reason, so a nightly on an external store runs
+// the rest of the catalogue instead of ending in a harness error.
+func applicable(cells []Cell, e env.Env) ([]Cell, []string) {
+	if _, ok := e.(env.StoreFaults); ok {
+		return cells, nil
+	}
+	var keep []Cell
+	var skipped []string
+	for _, c := range cells {
+		if actsOnStore(c.Scenario) {
+			skipped = append(skipped, c.ID()+": acts on the store itself (drives, restarts); needs --stack local")
+			continue
+		}
+		keep = append(keep, c)
+	}
+	return keep, skipped
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -65,14 +66,20 @@ func TestQuorumLossPasses(t *testing.T) {
 func TestStoreStepsNeedTheLocalStack(t *testing.T) {
 	prefix := testenv.Prefix(t) + "run/"
 	_, ext := testenv.ExternalMinIO(t, prefix)
-	sum, err := Run(context.Background(), pick(t, "quorum-loss"),
+	sum, err := Run(context.Background(), pick(t, "steady-state", "quorum-loss"),
 		Options{Out: t.TempDir(), Env: ext, Prefix: prefix, Seed: 1, NoReports: true, Cleanup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := sum.Cells[0]
-	if c.Verdict != checker.Error || !strings.Contains(c.Error, "needs the local stack") {
-		t.Fatalf("verdict %s, error %q; want a harness error naming the local stack", c.Verdict, c.Error)
+	if len(sum.Cells) != 1 || sum.Cells[0].Scenario != "steady-state" || sum.Cells[0].Verdict != checker.Pass {
+		t.Fatalf("cells %+v; want steady-state alone, passing", sum.Cells)
+	}
+	if len(sum.NotApplicable) != 1 || !strings.HasPrefix(sum.NotApplicable[0], "quorum-loss:") ||
+		!strings.Contains(sum.NotApplicable[0], "--stack local") {
+		t.Fatalf("not applicable %q; want quorum-loss, naming the local stack", sum.NotApplicable)
+	}
+	if sum.ExitCode() != outcome.ExitPass {
+		t.Fatalf("exit %d; a scenario the stack cannot run must not turn the run red", sum.ExitCode())
 	}
 }
 

@@ -154,6 +154,9 @@ func printSummary(w io.Writer, sum *outcome.Summary) {
 		}
 		fmt.Fprintf(w, "%-*s %-12s %-20d %6d %s\n", width, c.ID, verdict, c.Seed, c.Result.Acked, why)
 	}
+	for _, n := range sum.NotApplicable {
+		fmt.Fprintf(w, "not run here: %s\n", n)
+	}
 	counts := sum.Counts()
 	fmt.Fprintf(w, "\n%d cells: %d pass, %d fail, %d inconclusive, %d error in %v\n", len(sum.Cells),
 		counts[checker.Pass], counts[checker.Fail], counts[checker.Inconclusive], counts[checker.Error], sum.Duration.Round(1e6))
