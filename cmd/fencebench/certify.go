@@ -92,6 +92,15 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return outcome.ExitHarness
 	}
 	rep.Command, rep.Version = "fencebench certify "+strings.Join(redactArgs(args), " "), version
+	if code := publishCertification(rep, dir, red, *asJSON, *verbose, stdout, stderr); code != outcome.ExitPass {
+		return code
+	}
+	return endCode(ctx, "certify", sink, stderr, rep.ExitCode())
+}
+
+// publishCertification writes the report's files into dir, scrubs them and prints the report;
+// a failure to do so is a harness error.
+func publishCertification(rep *certify.Report, dir string, red *redactor, asJSON, verbose bool, stdout, stderr io.Writer) int {
 	if err := writeCertifyFiles(dir, rep); err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		return outcome.ExitHarness
@@ -99,17 +108,18 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if n, err := red.scrubFiles(dir); err != nil || n > 0 {
 		fmt.Fprintf(stderr, "fencebench certify: removed %d credential occurrences from the results (a bug: please report it); scan error: %v\n", n, err)
 	}
-	if *asJSON {
+	var err error
+	if asJSON {
 		err = rep.WriteJSON(stdout)
 	} else {
-		err = rep.WriteText(stdout, *verbose)
+		err = rep.WriteText(stdout, verbose)
 		fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "certify.html"))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		return outcome.ExitHarness
 	}
-	return endCode(ctx, "certify", sink, stderr, rep.ExitCode())
+	return outcome.ExitPass
 }
 
 // certifyProgress prints one line per probe, client and round as it finishes.
