@@ -6,7 +6,7 @@ CACHE_BIN := $(CURDIR)/.cache/bin
 MINIO := $(CACHE_BIN)/minio
 export FENCEBENCH_MINIO_BIN ?= $(MINIO)
 
-.PHONY: run smoke test minio images lint bench
+.PHONY: run smoke test fuzz minio images lint bench
 
 # The main job: the whole catalogue with the kill matrix against an embedded MinIO. The report
 # is written under results/<run-id>/ and its path printed at the end.
@@ -18,6 +18,18 @@ smoke: minio
 
 test: minio
 	$(GO) test -race -count=1 -timeout 60m ./...
+
+# Each fuzz target of the decoders of untrusted input (scenario files, fence bodies and keys,
+# history and ledger JSON Lines) for FUZZTIME, one after another; a crasher is saved under the
+# package's testdata/fuzz/ and fails the target.
+FUZZTIME ?= 15s
+FUZZ_TARGETS := ./scenarios/:FuzzParse ./fence/:FuzzDecode ./fence/:FuzzParseKey \
+	./history/:FuzzDecode ./history/:FuzzDecodeLedger
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz: $$fn in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; done
 
 # MinIO is AGPL: it is built as a separate binary and only ever run as a process.
 minio: $(MINIO)

@@ -10,23 +10,18 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
 )
 
-// needDocker skips the test when no Docker engine answers, and disables the testcontainers
-// reaper (its image cannot be pulled where no registry is reachable; every test here removes
-// its own containers).
+// needDocker ends the test unless a Docker engine answers: a skip, or a failure in CI
+// (testenv.RequireDocker).
 func needDocker(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts containers; skipped with -short")
 	}
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := compose.DockerAvailable(ctx); err != nil {
-		t.Skipf("container test skipped: no Docker engine answers (%v)", err)
-	}
+	testenv.NeedDocker(t)
 }
 
 func TestIsStatic(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -23,15 +24,9 @@ func TestContainersStack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a container and runs four cells; skipped with -short")
 	}
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	testenv.NeedDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-	err := compose.DockerAvailable(pctx)
-	pcancel()
-	if err != nil {
-		t.Skipf("container test skipped: no Docker engine answers (%v)", err)
-	}
 	c, err := compose.StartContainer(ctx, compose.ContainerOptions{LogPath: t.TempDir() + "/minio.log"})
 	if err != nil {
 		t.Fatal(err)

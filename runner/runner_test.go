@@ -43,8 +43,9 @@ func catalogue(t *testing.T) []*scenarios.Scenario {
 
 // TestCatalogue runs the whole shipped catalogue with the correct protocol (every scenario
 // must pass) and the kill matrix (every variant a scenario declares must be killed), once per
-// store client. A failing cell prints its reasons and the command that reruns it; the results
-// folder is kept for inspection.
+// store client, each cell on the one seed drawn for it: a kill cell that survives its seed
+// fails the test, as it fails `fencebench run --matrix`. A failing cell prints its reasons
+// and the command that reruns it; the results folder is kept for inspection.
 func TestCatalogue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the catalogue takes minutes; skipped with -short")
@@ -62,60 +63,57 @@ func TestCatalogue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A kill is a detection that depends on timing: a variant that survived one seed is
-			// run once more with a fresh seed, and counts as killed only if that run kills it.
-			// Cells of the correct protocol are never run again: their failure is a finding.
-			for i, c := range sum.Cells {
-				if !c.Kill || c.Verdict == checker.Pass || c.Verdict == checker.Error {
-					continue
-				}
-				var sc *scenarios.Scenario
-				for _, x := range scs {
-					if x.Name == c.Scenario {
-						sc = x
-					}
-				}
-				t.Logf("%s was not killed with seed %d (%s); running it once more with a fresh seed", c.ID, c.Seed,
-					strings.Join(c.Result.Reasons, "; "))
-				again, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, Client: string(client),
-					Variant: c.Variant, Env: env.Local{Local: srv}, RunID: fmt.Sprintf("%s-again-%d", client, i)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				sum.Cells[i] = again.Cells[0]
+			problems := judgeCatalogue(scs, sum)
+			for _, p := range problems {
+				t.Error(p)
 			}
-			var bad []string
-			killed := map[string]bool{}
-			for _, c := range sum.Cells {
-				if c.Kill && c.Verdict == checker.Pass {
-					killed[c.Variant] = true
-				}
-				if c.Verdict != checker.Pass {
-					why := c.Error
-					if why == "" {
-						why = strings.Join(c.Result.Reasons, "; ")
-					}
-					bad = append(bad, fmt.Sprintf("%s: %s: %s\n    rerun: %s", c.ID, c.Verdict, why, c.Rerun))
-				}
-			}
-			if len(bad) > 0 {
-				t.Fatalf("%d of %d cells did not pass (results kept in %s):\n  %s", len(bad), len(sum.Cells), sum.Dir,
-					strings.Join(bad, "\n  "))
+			if len(problems) > 0 {
+				t.Logf("results kept in %s", sum.Dir)
+				return
 			}
 			os.RemoveAll(out)
-			// Every variant the catalogue names is killed by at least one scenario.
-			for _, s := range scs {
-				for _, k := range s.Kills {
-					if !killed[k.Variant] {
-						t.Errorf("variant %s survived every scenario that should kill it", k.Variant)
-					}
-				}
-			}
-			if sum.ExitCode() != outcome.ExitPass {
-				t.Errorf("exit code %d, want 0", sum.ExitCode())
-			}
 		})
 	}
+}
+
+// judgeCatalogue lists what a catalogue run with the kill matrix got wrong: every cell that
+// did not pass on its seed (a correct cell that failed, a variant that survived or was
+// inconclusive, a harness error), every declared variant no cell killed, and an exit code that
+// disagrees with the cells (0 exactly when every cell passed).
+func judgeCatalogue(scs []*scenarios.Scenario, sum *outcome.Summary) []string {
+	var bad []string
+	killed := map[string]bool{}
+	for _, c := range sum.Cells {
+		if c.Kill && c.Verdict == checker.Pass {
+			killed[c.Variant] = true
+		}
+		if c.Verdict != checker.Pass {
+			why := c.Error
+			if why == "" {
+				why = strings.Join(c.Result.Reasons, "; ")
+			}
+			what := "cell"
+			if c.Kill {
+				what = "kill cell (not killed on its seed)"
+			}
+			bad = append(bad, fmt.Sprintf("%s %s: %s: %s\n    rerun: %s", what, c.ID, c.Verdict, why, c.Rerun))
+		}
+	}
+	if want := len(Cells(scs, "", true, 1, nil)); len(sum.Cells) != want {
+		bad = append(bad, fmt.Sprintf("%d cells ran, the catalogue with the kill matrix has %d", len(sum.Cells), want))
+	}
+	for _, s := range scs {
+		for _, k := range s.Kills {
+			if !killed[k.Variant] {
+				bad = append(bad, fmt.Sprintf("variant %s survived every scenario that should kill it", k.Variant))
+				killed[k.Variant] = true // a variant is reported once
+			}
+		}
+	}
+	if allPass := sum.Counts()[checker.Pass] == len(sum.Cells); allPass != (sum.ExitCode() == outcome.ExitPass) {
+		bad = append(bad, fmt.Sprintf("exit code %d, but %d of %d cells passed", sum.ExitCode(), sum.Counts()[checker.Pass], len(sum.Cells)))
+	}
+	return bad
 }
 
 // TestCatalogueCoversTheVariants: every broken variant in the registry is named by some
@@ -182,23 +180,80 @@ steps:
 	}
 }
 
+// TestMatrixCells: the kill matrix adds, after each scenario's own cell, one cell per
+// variant it declares, in order, on the scenario's seed; --variant runs each scenario once
+// with that variant, as a kill cell exactly where the scenario declares it.
 func TestMatrixCells(t *testing.T) {
 	scs := catalogue(t)
 	cells := Cells(scs, "", true, 1, nil)
-	n := 0
+	i := 0
 	for _, s := range scs {
-		n += 1 + len(s.Kills)
-	}
-	if len(cells) != n {
-		t.Fatalf("%d cells, want %d", len(cells), n)
-	}
-	for _, c := range cells {
-		if (c.Kill != nil) != (c.Variant != "correct") {
-			t.Fatalf("cell %s: kill %v variant %s", c.ID(), c.Kill, c.Variant)
+		want := []string{s.Name}
+		for _, k := range s.Kills {
+			want = append(want, s.Name+"--"+k.Variant)
+		}
+		for j, id := range want {
+			if i >= len(cells) {
+				t.Fatalf("%d cells, the matrix lacks %s", len(cells), id)
+			}
+			c := cells[i]
+			if c.ID() != id || c.Scenario != s || c.Seed != 1 || (c.Kill != nil) != (j > 0) ||
+				(j > 0 && (c.Kill != &s.Kills[j-1] || c.Variant != s.Kills[j-1].Variant)) {
+				t.Fatalf("cell %d is %s (variant %s, kill %v, seed %d), want %s", i, c.ID(), c.Variant, c.Kill, c.Seed, id)
+			}
+			i++
 		}
 	}
-	if cells := Cells(scs, "no-sweep", true, 1, nil); len(cells) != len(scs) || cells[0].Kill != nil && cells[0].Variant != "no-sweep" {
-		t.Fatalf("--variant runs each scenario once with that variant, got %d cells", len(cells))
+	if i != len(cells) {
+		t.Fatalf("%d cells, want %d", len(cells), i)
+	}
+	cells = Cells(scs, "no-sweep", true, 1, nil)
+	if len(cells) != len(scs) {
+		t.Fatalf("--variant runs each scenario once, got %d cells for %d scenarios", len(cells), len(scs))
+	}
+	kills := 0
+	for i, c := range cells {
+		declares := slices.ContainsFunc(scs[i].Kills, func(k scenarios.Kill) bool { return k.Variant == "no-sweep" })
+		if c.Scenario != scs[i] || c.Variant != "no-sweep" || (c.Kill != nil) != declares {
+			t.Fatalf("--variant no-sweep: cell %s has variant %s, kill %v (the scenario declares it: %v)", c.ID(), c.Variant, c.Kill, declares)
+		}
+		if declares {
+			kills++
+		}
+	}
+	if kills == 0 {
+		t.Fatal("no scenario kills no-sweep: the --variant check above judged no kill cell")
+	}
+}
+
+// TestJudgeCatalogueFailsASurvivor: a kill cell that survived its seed, or was inconclusive,
+// is a problem of the catalogue run even when another scenario kills the same variant, and an
+// exit code that hides a problem is one too.
+func TestJudgeCatalogueFailsASurvivor(t *testing.T) {
+	scs := catalogue(t)
+	sum := &outcome.Summary{}
+	for _, c := range Cells(scs, "", true, 1, nil) {
+		sum.Cells = append(sum.Cells, &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant,
+			Kill: c.Kill != nil, Seed: c.Seed, Verdict: checker.Pass})
+	}
+	if p := judgeCatalogue(scs, sum); len(p) != 0 {
+		t.Fatalf("every cell passed, yet: %v", p)
+	}
+	for _, v := range []checker.Verdict{checker.Fail, checker.Inconclusive} {
+		i := slices.IndexFunc(sum.Cells, func(c *outcome.CellResult) bool { return c.ID == "paused-primary--no-sweep" })
+		if i < 0 {
+			t.Fatal("the catalogue has no cell paused-primary--no-sweep")
+		}
+		sum.Cells[i].Verdict = v
+		p := judgeCatalogue(scs, sum)
+		if len(p) != 1 || !strings.Contains(p[0], "paused-primary--no-sweep") || !strings.Contains(p[0], "not killed") {
+			t.Fatalf("no-sweep %s on its seed (partitioned-primary still kills it): got %q", v, p)
+		}
+		sum.Cells[i].Verdict = checker.Pass
+	}
+	sum.Cells = sum.Cells[1:]
+	if p := judgeCatalogue(scs, sum); len(p) != 1 || !strings.Contains(p[0], "cells ran") {
+		t.Fatalf("a missing cell: got %q", p)
 	}
 }
 

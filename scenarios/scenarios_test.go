@@ -154,11 +154,41 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// fuzzSeeds reads the seeds of FuzzParse: the shipped catalogue and testdata/valid, which
+// must parse, and testdata/invalid, which must be rejected with located errors. A pattern
+// that matches nothing, a file that does not read or a seed on the wrong side ends the test:
+// fuzzing never starts from no seed or from seeds that no longer mean what they say.
+func fuzzSeeds(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, g := range []struct {
+		pattern string
+		valid   bool
+	}{{"catalogue/*.yaml", true}, {"testdata/valid/*.yaml", true}, {"testdata/invalid/*.yaml", false}} {
+		files, err := filepath.Glob(g.pattern)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no fuzz seed matches %s (%v)", g.pattern, err)
+		}
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Parse(p, b, Options{Variants: testVariants})
+			var es Errors
+			if g.valid && err != nil || !g.valid && (!errors.As(err, &es) || len(es) == 0) {
+				t.Fatalf("seed %s (want valid: %v): %v", p, g.valid, err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// FuzzParse feeds arbitrary bytes to the scenario loader: it returns a scenario or located
+// errors, never a panic, a nil scenario without an error, or an error of another kind.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("catalogue/*.yaml")
-	more, _ := filepath.Glob("testdata/invalid/*.yaml")
-	for _, p := range append(files, more...) {
-		b, _ := os.ReadFile(p)
+	for _, b := range fuzzSeeds(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/outcome"
 )
 
@@ -86,16 +87,11 @@ func TestComposeStack(t *testing.T) {
 	}
 	dc := composeCommand()
 	if dc == nil {
-		t.Skip("compose test skipped: neither `docker compose` nor `docker-compose` runs here")
+		testenv.NoDocker(t, "neither `docker compose` nor `docker-compose` runs here")
 	}
+	testenv.NeedDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-	err := compose.DockerAvailable(pctx)
-	pcancel()
-	if err != nil {
-		t.Skipf("compose test skipped: no Docker engine answers (%v)", err)
-	}
 	isolateAWS(t)
 
 	// The file as shipped validates, with the official images as defaults.
@@ -133,7 +129,7 @@ func TestComposeStack(t *testing.T) {
 		return cmd.CombinedOutput()
 	}
 	if out, err := dcRun(ctx, "ps"); err != nil {
-		t.Skipf("compose test skipped: %s cannot reach a Docker engine: %v\n%s", strings.Join(dc, " "), err, out)
+		testenv.NoDocker(t, "%s ps fails: %v\n%s", strings.Join(dc, " "), err, out)
 	}
 	defer func() {
 		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -3,7 +3,9 @@
 // test so tests never see each other's objects.
 //
 // Tests that need MinIO fail (they do not skip) when no binary is available: `make test`
-// builds it, and a silently skipped store test would hide a broken bench.
+// builds it, and a silently skipped store test would hide a broken bench. Container tests
+// (NeedDocker) skip when no Docker engine answers, and fail instead when
+// FENCEBENCH_REQUIRE_DOCKER=1, as CI sets it.
 package testenv
 
 import (
