@@ -3,12 +3,12 @@ package reports
 import (
 	"bytes"
 	"encoding/xml"
-	"github.com/fencebench/fencebench/outcome"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/outcome"
 )
 
 func TestStoreCredentialsRedacted(t *testing.T) {
