@@ -43,7 +43,7 @@
 //     set records every fault's start and end ([Options.Record]), the only place that does.
 //   - L7 rules ([Rule]) matched per request on method, object key glob, If-Match/If-None-Match
 //     presence or value, n-th match and count; added and removed while traffic flows; counted
-//     exactly under concurrency ([Path.Fired]). Actions: [DropResponse], [SyntheticStatus],
+//     exactly under concurrency ([Path.Fired]). Actions: [DropResponse], [DropRequest], [SyntheticStatus],
 //     [Delay], [Duplicate], [StripConditions], [FailDeleteKeys]. A DeleteObjects batch is
 //     matched on the keys it names.
 //   - A ledger ([Bench.Ledger], [Bench.WriteLedger]): one history.LedgerEntry per request the L7

@@ -96,6 +96,10 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
+	if rule != nil && rule.Action == DropRequest {
+		e.Err = "request dropped by fault rule " + rule.Name
+		panic(http.ErrAbortHandler)
+	}
 	if rule != nil && rule.Action == SyntheticStatus {
 		b.finish(x)
 		writeS3Error(w, r, rule.Status, rule.Code, fmt.Sprintf("injected by fault rule %s", rule.Name),

@@ -50,6 +50,10 @@ const (
 	// (the ledger's Err says why). The rule only matches DeleteObjects requests whose body the
 	// proxy could read; Method, if set, must be POST.
 	FailDeleteKeys Action = "fail-delete-keys"
+	// DropRequest never forwards the request and cuts the client's connection without an
+	// answer: the client sees a transport error (an unknown outcome), while the store never
+	// received the write. The ledger records Forwarded false.
+	DropRequest Action = "drop-request"
 )
 
 // Rule selects requests of one path and says what to do with them. A request matches when
@@ -132,7 +136,7 @@ func (b *Bench) compile(r Rule) (*rule, error) {
 		return nil, fmt.Errorf("faults: rule %s: Header must be If-Match or If-None-Match, got %q", r.Name, r.Header)
 	}
 	switch r.Action {
-	case DropResponse, Duplicate:
+	case DropResponse, Duplicate, DropRequest:
 	case SyntheticStatus:
 		if r.Status < 300 || r.Status > 599 {
 			return nil, fmt.Errorf("faults: rule %s: status action needs a 3xx-5xx Status, got %d", r.Name, r.Status)
