@@ -71,7 +71,7 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if in.batch != nil && in.batch.parsed {
 		q.keys, q.batch = e.Keys, true
 	}
-	rule, keyRe := p.fire(q)
+	rule, keyRe := p.rules.fire(q)
 	x.rule = rule
 	if rule != nil {
 		e.Rule, e.Action = rule.Name, string(rule.Action)

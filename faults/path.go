@@ -62,9 +62,7 @@ type Path struct {
 	proxy *toxiproxy.Proxy
 	set   *Set // the faults open on the path
 
-	rulesMu sync.Mutex
-	rules   []*rule
-	fired   map[string]int
+	rules *Rules
 
 	connMu sync.Mutex
 	conns  map[*trackedConn]struct{}
@@ -80,7 +78,7 @@ func newPath(b *Bench, writer string) (*Path, error) {
 		return nil, fmt.Errorf("faults: L7 listener for %s: %w", writer, err)
 	}
 	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), cred: cred, served: make(chan struct{}),
-		fired: map[string]int{}, conns: map[*trackedConn]struct{}{}}
+		rules: NewRules(writer), conns: map[*trackedConn]struct{}{}}
 	p.set = NewSet(writer, p, b.o.Record)
 	p.srv = &http.Server{
 		Handler:  b.o.Guard.Handler("the fault proxy of "+writer, http.HandlerFunc(p.serveHTTP)),

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -118,7 +119,7 @@ func defaultCode(status int) string {
 	return strings.ReplaceAll(http.StatusText(status), " ", "")
 }
 
-func (b *Bench) compile(r Rule) (*rule, error) {
+func compile(r Rule) (*rule, error) {
 	if r.Name == "" {
 		return nil, errors.New("faults: rule without a name")
 	}
@@ -251,52 +252,99 @@ func (r *rule) match(q request) bool {
 	return true
 }
 
-// AddRule installs an L7 rule on the path. It takes effect for requests arriving after it
-// returns; traffic may flow meanwhile.
-func (p *Path) AddRule(r Rule) error {
-	c, err := p.b.compile(r)
+// Rules is a table of request rules: the matching, counting and firing every request-level
+// fault of the bench goes through, whether the requests arrive at the HTTP fault proxy of a
+// [Path] or at an in-process store. Its methods are safe for concurrent use.
+type Rules struct {
+	owner string // named in errors
+	mu    sync.Mutex
+	rules []*rule
+	fired map[string]int
+}
+
+// NewRules returns an empty table; owner names it in errors (a writer id).
+func NewRules(owner string) *Rules { return &Rules{owner: owner, fired: map[string]int{}} }
+
+// Add installs r after validating it. It takes effect for requests matched after it returns.
+func (t *Rules) Add(r Rule) error {
+	c, err := compile(r)
 	if err != nil {
 		return err
 	}
-	p.rulesMu.Lock()
-	defer p.rulesMu.Unlock()
-	for _, x := range p.rules {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, x := range t.rules {
 		if x.Name == r.Name {
-			return fmt.Errorf("faults: rule %s already installed on %s", r.Name, p.writer)
+			return fmt.Errorf("faults: rule %s already installed on %s", r.Name, t.owner)
 		}
 	}
-	p.rules = append(p.rules, c)
+	t.rules = append(t.rules, c)
 	return nil
 }
 
-// RemoveRule uninstalls the named rule; requests already past matching are not affected. Its
+// Remove uninstalls the named rule; requests already past matching are not affected. Its
 // Fired count remains readable.
-func (p *Path) RemoveRule(name string) error {
-	p.rulesMu.Lock()
-	defer p.rulesMu.Unlock()
-	for i, x := range p.rules {
+func (t *Rules) Remove(name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, x := range t.rules {
 		if x.Name == name {
-			p.rules = append(p.rules[:i:i], p.rules[i+1:]...)
+			t.rules = append(t.rules[:i:i], t.rules[i+1:]...)
 			return nil
 		}
 	}
-	return fmt.Errorf("faults: no rule %s on %s", name, p.writer)
+	return fmt.Errorf("faults: no rule %s on %s", name, t.owner)
 }
+
+// Fired reports how many times rules of that name fired, removed rules included.
+func (t *Rules) Fired(name string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fired[name]
+}
+
+// Request is what a rule matches a request on.
+type Request struct {
+	Method string // HTTP method: GET, PUT, POST (a DeleteObjects batch), DELETE, HEAD
+	// Keys are the keys the request is matched on: the object key, a listing's prefix, or the
+	// keys a DeleteObjects batch names (Batch true). It matches a pattern when any does.
+	Keys   []string
+	Header http.Header // If-Match / If-None-Match, as sent
+	Batch  bool
+}
+
+// Fire evaluates the rules for one request, counts every match, and returns a copy of the
+// rule that fired with a predicate telling which keys its pattern matches (every key when it
+// has none); ok is false when no rule fired.
+func (t *Rules) Fire(q Request) (r Rule, keyMatches func(string) bool, ok bool) {
+	fr, re := t.fire(request{method: q.Method, keys: q.Keys, header: q.Header, batch: q.Batch})
+	if fr == nil {
+		return Rule{}, nil, false
+	}
+	if re == nil {
+		return *fr, func(string) bool { return true }, true
+	}
+	return *fr, re.MatchString, true
+}
+
+// AddRule installs an L7 rule on the path. It takes effect for requests arriving after it
+// returns; traffic may flow meanwhile.
+func (p *Path) AddRule(r Rule) error { return p.rules.Add(r) }
+
+// RemoveRule uninstalls the named rule; requests already past matching are not affected. Its
+// Fired count remains readable.
+func (p *Path) RemoveRule(name string) error { return p.rules.Remove(name) }
 
 // Fired reports how many times rules of that name fired on this path, over the path's
 // lifetime (removed rules included): the attestation that a fault was actually injected.
-func (p *Path) Fired(name string) int {
-	p.rulesMu.Lock()
-	defer p.rulesMu.Unlock()
-	return p.fired[name]
-}
+func (p *Path) Fired(name string) int { return p.rules.Fired(name) }
 
 // fire evaluates the rules for one request and returns a copy of the rule that fired with its
 // compiled key pattern (nil: any key), or nil.
-func (p *Path) fire(q request) (*Rule, *regexp.Regexp) {
-	p.rulesMu.Lock()
-	defer p.rulesMu.Unlock()
-	for _, r := range p.rules {
+func (t *Rules) fire(q request) (*Rule, *regexp.Regexp) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.rules {
 		if !r.match(q) {
 			continue
 		}
@@ -305,7 +353,7 @@ func (p *Path) fire(q request) (*Rule, *regexp.Regexp) {
 			continue
 		}
 		r.fired++
-		p.fired[r.Name]++
+		t.fired[r.Name]++
 		cp := r.Rule
 		return &cp, r.key
 	}

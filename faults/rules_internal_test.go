@@ -41,14 +41,11 @@ func TestGlob(t *testing.T) {
 }
 
 func TestFireNthCountAndHeaders(t *testing.T) {
-	b := &Bench{o: Options{}}
-	p := &Path{b: b, fired: map[string]int{}}
+	p := NewRules("a")
 	add := func(r Rule) {
-		c, err := b.compile(r)
-		if err != nil {
+		if err := p.Add(r); err != nil {
 			t.Fatal(err)
 		}
-		p.rules = append(p.rules, c)
 	}
 	add(Rule{Name: "third", Method: "put", Key: "k*", Header: "if-match", Value: `"e1"`, Nth: 3, Count: 2, Action: DropResponse})
 	add(Rule{Name: "rest", Method: "PUT", Action: Duplicate})
@@ -70,8 +67,8 @@ func TestFireNthCountAndHeaders(t *testing.T) {
 	if r, _ := p.fire(request{method: "GET", keys: []string{"k1"}, header: h}); r != nil {
 		t.Fatal("GET must not match")
 	}
-	if p.fired["third"] != 2 || p.fired["rest"] != 5 {
-		t.Fatalf("fired %v", p.fired)
+	if p.Fired("third") != 2 || p.Fired("rest") != 5 {
+		t.Fatalf("fired %d, %d", p.Fired("third"), p.Fired("rest"))
 	}
 }
 
@@ -107,17 +104,14 @@ func TestParseAuthorization(t *testing.T) {
 }
 
 func TestBatchMatchesAnyKeyItNames(t *testing.T) {
-	b := &Bench{o: Options{AccessKey: "a", SecretKey: "s"}}
-	p := &Path{b: b, fired: map[string]int{}}
+	p := NewRules("a")
 	for _, r := range []Rule{
 		{Name: "fail", Method: "post", Key: "*fence__*", Action: FailDeleteKeys},
 		{Name: "any", Key: "*fence__*", Action: DropResponse},
 	} {
-		c, err := b.compile(r)
-		if err != nil {
+		if err := p.Add(r); err != nil {
 			t.Fatal(err)
 		}
-		p.rules = append(p.rules, c)
 	}
 	batch := request{method: "POST", keys: []string{"p/data", "p/fence__x"}, batch: true}
 	if r, re := p.fire(batch); r == nil || r.Name != "fail" || re == nil || re.MatchString("p/data") {
@@ -130,7 +124,7 @@ func TestBatchMatchesAnyKeyItNames(t *testing.T) {
 	if r, _ := p.fire(request{method: "POST", keys: []string{"p/fence__x"}}); r == nil || r.Name != "any" {
 		t.Fatalf("non-batch request: %v", r)
 	}
-	if _, err := b.compile(Rule{Name: "x", Method: "PUT", Action: FailDeleteKeys}); err == nil {
+	if _, err := compile(Rule{Name: "x", Method: "PUT", Action: FailDeleteKeys}); err == nil {
 		t.Fatal("fail-delete-keys on PUT accepted")
 	}
 }

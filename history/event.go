@@ -154,6 +154,7 @@ func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
 // Recorder collects events from concurrent writers.
 type Recorder struct {
 	start time.Time
+	speed float64 // scenario seconds per real second; 0 or 1 is real time
 
 	mu     sync.Mutex
 	nextID int64
@@ -163,8 +164,23 @@ type Recorder struct {
 // NewRecorder starts a recorder whose clock reads zero now.
 func NewRecorder() *Recorder { return &Recorder{start: time.Now()} }
 
+// NewScaledRecorder starts a recorder whose clock runs speed times faster than real time
+// (the scenario time of a compressed run); speed <= 1 is real time.
+func NewScaledRecorder(speed float64) *Recorder {
+	if speed <= 1 {
+		speed = 0
+	}
+	return &Recorder{start: time.Now(), speed: speed}
+}
+
 // Now is the run-relative time.
-func (r *Recorder) Now() time.Duration { return time.Since(r.start) }
+func (r *Recorder) Now() time.Duration {
+	d := time.Since(r.start)
+	if r.speed > 1 {
+		d = time.Duration(float64(d) * r.speed)
+	}
+	return d
+}
 
 // Start is the wall-clock instant the recorder's clock reads zero.
 func (r *Recorder) Start() time.Time { return r.start }

@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -41,6 +42,9 @@ type Config struct {
 	// Guard receives the panics of the writers' goroutines (sync loops, traffic clients,
 	// fetches, handoffs); nil means guard.Default.
 	Guard *guard.Sink
+	// Clock is the time the writers live in: every interval, backoff, timeout and traffic
+	// rate above is in its scenario time. nil means real time.
+	Clock *wait.Clock
 }
 
 // SegmentPolicy shapes the simulated segment flow.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
-	"github.com/fencebench/fencebench/internal/wait"
 )
 
 // AbortPoint is where a relocation is made to abort. The strings are the scenario
@@ -177,7 +176,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
-			if opts.MessageDelay > 0 && !wait.For(target.life, opts.MessageDelay) {
+			if opts.MessageDelay > 0 && !w.c.cfg.Clock.For(target.life, opts.MessageDelay) {
 				return
 			}
 			err := target.receiveHandoff(h)
@@ -193,7 +192,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 		}
 		return errors.New("handoff answer lost (the target adopted and acknowledged)")
 	}
-	t := time.NewTimer(opts.AnswerTimeout)
+	t := w.c.cfg.Clock.NewTimer(opts.AnswerTimeout)
 	defer t.Stop()
 	select {
 	case err := <-answer:

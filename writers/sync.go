@@ -25,7 +25,7 @@ func (w *Writer) startLoop() {
 // are buffered, every SyncInterval, and on a relocation's drain request.
 // It ends when the writer's life does; startLoop then closes loopDone.
 func (w *Writer) syncLoop() {
-	t := time.NewTicker(w.c.cfg.SyncInterval)
+	t := w.c.cfg.Clock.NewTicker(w.c.cfg.SyncInterval)
 	defer t.Stop()
 	for {
 		var reply chan error

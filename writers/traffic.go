@@ -53,7 +53,8 @@ func (c *Cluster) StartTraffic(ctx context.Context, cfg TrafficConfig) (*Traffic
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	t := &Traffic{cancel: cancel}
-	interval := time.Duration(float64(cfg.Clients) / cfg.Rate * float64(time.Second))
+	// The clients keep their schedule in real time: the rate is per scenario second.
+	interval := c.cfg.Clock.Real(time.Duration(float64(cfg.Clients) / cfg.Rate * float64(time.Second)))
 	start := time.Now()
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))

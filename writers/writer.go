@@ -8,7 +8,6 @@ import (
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
-	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -357,7 +356,7 @@ func (w *Writer) backoff(ctx context.Context, n int) bool {
 	for i := 1; i < n && d < 16*w.c.cfg.RetryBackoff; i++ {
 		d *= 2
 	}
-	return wait.For(ctx, d)
+	return w.c.cfg.Clock.For(ctx, d)
 }
 
 // grantBase is the first generation a writer uses after it was granted a lineage whose last

@@ -36,3 +36,27 @@ func TestForOnAnEndedContext(t *testing.T) {
 		t.Fatal("For returned true on an ended context")
 	}
 }
+
+func TestScaledClockShortensWaits(t *testing.T) {
+	c := Scaled(50)
+	if got := c.Real(5 * time.Second); got != 100*time.Millisecond {
+		t.Fatalf("Real(5s) at speed 50 = %v, want 100ms", got)
+	}
+	if got := c.Scenario(100 * time.Millisecond); got != 5*time.Second {
+		t.Fatalf("Scenario(100ms) at speed 50 = %v, want 5s", got)
+	}
+	if c.Real(time.Nanosecond) <= 0 {
+		t.Fatal("a positive scenario duration became a zero real one")
+	}
+	var real *Clock
+	if real.Real(time.Second) != time.Second || real.Speed() != 1 || Scaled(1) != nil {
+		t.Fatal("a nil clock is not real time")
+	}
+	start := time.Now()
+	if !c.For(context.Background(), 2*time.Second) {
+		t.Fatal("For returned false with a live context")
+	}
+	if got := time.Since(start); got < 40*time.Millisecond {
+		t.Fatalf("2s at speed 50 waited %v, want at least 40ms", got)
+	}
+}
