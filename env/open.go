@@ -21,8 +21,11 @@ import (
 // Options choose and describe the store of a run or a certification: what the command line
 // says, before any default from the environment is applied.
 type Options struct {
-	// Stack is local, containers or external.
+	// Stack is local, containers, external or sim.
 	Stack string
+	// Speed is the sim stack's clock factor (scenario seconds per real second); 0 means
+	// DefaultSpeed.
+	Speed float64
 	// Prefix is the key prefix the run confines itself to; "" means "<run-id>/" (external:
 	// "fencebench/<run-id>/").
 	Prefix string
@@ -112,13 +115,17 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 		return op, nil
 	case "containers":
 		return openContainer(ctx, o, dir, log, op)
+	case "sim":
+		op.Env = NewSim(o.Speed)
+		log.Info("store started", "stack", "sim", "speed", op.Env.(*Sim).Clock().Speed())
+		return op, nil
 	case "external":
 		if o.Prefix == "" {
 			op.Prefix = "fencebench/" + runID + "/"
 		}
 		return openExternal(ctx, o, log, op)
 	default:
-		return nil, badf("--stack %q: want local, containers or external", o.Stack)
+		return nil, badf("--stack %q: want local, containers, external or sim", o.Stack)
 	}
 }
 

@@ -21,8 +21,10 @@ import (
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/sim"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -135,9 +137,10 @@ type cellRun struct {
 
 	guard   *guard.Sink // the cell's goroutines report their panics here
 	rec     *history.Recorder
-	fb      *faults.Bench
+	clock   *wait.Clock // scenario time; nil is real time
+	fb      paths
 	cluster *writers.Cluster
-	paths   map[string]*faults.Path
+	paths   map[string]route
 	stores  map[string]store.Store
 	variant fence.Variant
 
@@ -169,7 +172,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 	}
 	cr.variant = v
 	// The action context ends with the cell: every background action is bounded by it.
-	ctx, cancel := context.WithTimeout(ctx, sc.Duration+cr.cellTimeout())
+	ctx, cancel := context.WithTimeout(ctx, cr.r.clock().Real(sc.Duration)+cr.cellTimeout())
 	defer cancel()
 
 	defer cr.close()
@@ -222,25 +225,22 @@ func (cr *cellRun) run(ctx context.Context) error {
 // paths); close stops what it built.
 func (cr *cellRun) start() (writers.Shard, error) {
 	sc := cr.c.Scenario
-	cr.rec = history.NewRecorder()
+	cr.clock = cr.r.clock()
+	cr.rec = history.NewScaledRecorder(cr.clock.Speed())
 	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
-	cfg := cr.r.env.Config()
-	var err error
 	// The cell's prefix: the fault paths refuse any request of a writer that reaches outside it.
 	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"
-	cr.fb, err = faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
-		Clock: cr.rec.Now, Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
-		SessionToken: cfg.SessionToken, UpstreamTLS: env.UpstreamTLS(cfg), CA: cr.r.ca, Guard: cr.guard})
-	if err != nil {
-		return writers.Shard{}, harnessf("fault paths: %v", err)
+	if err := cr.openPaths(prefix, rng); err != nil {
+		return writers.Shard{}, err
 	}
-	cr.paths, cr.stores = map[string]*faults.Path{}, map[string]store.Store{}
+	cr.paths, cr.stores = map[string]route{}, map[string]store.Store{}
 	cr.held = map[string]*faults.Set{}
 
 	shard := writers.Shard{Prefix: prefix,
 		IndexUUID: fmt.Sprintf("idx%016x", rng.Uint64()), ID: 0}
+	var err error
 	cr.cluster, err = writers.NewCluster(writers.Config{Shard: shard, Recorder: cr.rec, Variant: cr.variant,
-		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval, Guard: cr.guard})
+		SyncEvery: sc.Traffic.SyncEvery, SyncInterval: sc.Traffic.SyncInterval, Guard: cr.guard, Clock: cr.clock})
 	if err != nil {
 		return writers.Shard{}, harnessf("writers: %v", err)
 	}
@@ -287,7 +287,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cr.cluster.Close()
 
 	// The auditor reads the store directly, not through any fault path.
-	direct, err := store.New(store.Client(cr.res.Client), cr.r.env.Config())
+	direct, err := env.Client(cr.r.env, store.Client(cr.res.Client))
 	if err != nil {
 		return harnessf("auditor client: %v", err)
 	}
@@ -324,7 +324,16 @@ func (cr *cellRun) cellTimeout() time.Duration {
 // one, only the dialer goes through the path, and the client signs with the path's own
 // credential (the path verifies it and re-signs with the store's).
 func (cr *cellRun) storeFor(id string) (store.Store, error) {
-	p, err := cr.fb.Path(id)
+	if sb, ok := cr.fb.(simPaths); ok {
+		p := sb.Path(id)
+		var st store.Store = p
+		if cr.variant == fence.SDKRetries {
+			st = sim.Retrying(p, 3)
+		}
+		cr.paths[id], cr.stores[id] = p, st
+		return st, nil
+	}
+	p, err := cr.fb.(netPaths).Path(id)
 	if err != nil {
 		return nil, harnessf("fault path for %s: %v", id, err)
 	}
@@ -332,7 +341,7 @@ func (cr *cellRun) storeFor(id string) (store.Store, error) {
 	cfg.AccessKey, cfg.SecretKey = p.Credentials()
 	cfg.SessionToken = ""
 	cfg.DialContext = p.DialContext
-	if ca := cr.fb.RootCAs(); ca != nil {
+	if ca := cr.fb.(netPaths).RootCAs(); ca != nil {
 		// The path's TLS listener speaks for the endpoint with a run-local certificate: the
 		// writer trusts that CA and nothing else.
 		cfg.RootCAs = ca

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/storeprobe"
@@ -20,9 +21,8 @@ const preflightBudget = 2 * time.Minute
 // straight to the store (no fault path), under <prefix>.preflight/.
 func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	pf := &outcome.Preflight{}
-	cfg := r.env.Config()
 	client := store.Client(firstNonEmpty(r.opts.Client, string(store.ClientMinio)))
-	reader, err := store.New(client, cfg)
+	reader, err := env.Client(r.env, client)
 	if err != nil {
 		pf.Error = fmt.Sprintf("store client: %v", err)
 		return pf
@@ -30,7 +30,7 @@ func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 	pctx, cancel := context.WithTimeout(ctx, preflightBudget)
 	defer cancel()
 	res, err := storeprobe.Run(pctx, storeprobe.Options{Reader: reader, Prefix: r.opts.Prefix + ".preflight/",
-		Origin: "preflight", Kinds: storeprobe.Preflight, NewClient: func() (store.Store, error) { return store.New(client, cfg) }})
+		Origin: "preflight", Kinds: storeprobe.Preflight, NewClient: func() (store.Store, error) { return env.Client(r.env, client) }})
 	for _, x := range res {
 		pf.Probes = append(pf.Probes, outcome.PreflightProbe{ID: x.ID, Name: x.Name, Racers: x.Racers, Races: x.Races,
 			Wins: x.Wins, Refused: x.Refused, NoAnswer: x.NoAnswer, Duration: x.Duration, Witness: x.Witness})

@@ -117,7 +117,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 		e = env.Local{Local: srv}
 		log.Info("store started", "stack", "local", "endpoint", srv.Endpoint)
 	}
-	admin, err := store.New(store.ClientMinio, e.Config())
+	admin, err := env.Client(e, store.ClientMinio)
 	if err != nil {
 		return nil, fmt.Errorf("runner: store client: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
-	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -45,7 +44,7 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	return wait.For(ctx, d)
+	return cr.clock.For(ctx, d)
 }
 
 // onSignal fires the event-triggered steps waiting for s. It runs on the emitting writer's
@@ -70,7 +69,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 			continue
 		}
 		cr.background(func() {
-			if a.Delay > 0 && !wait.For(ctx, a.Delay) {
+			if a.Delay > 0 && !cr.clock.For(ctx, a.Delay) {
 				return
 			}
 			cr.exec(ctx, st)
@@ -85,7 +84,7 @@ func (cr *cellRun) windowLater(ctx context.Context, st scenarios.Step) {
 		return
 	}
 	cr.background(func() {
-		if wait.For(ctx, st.For) {
+		if cr.clock.For(ctx, st.For) {
 			cr.endWindow(st)
 		}
 	})
@@ -181,7 +180,7 @@ func (cr *cellRun) writer(id string) *writers.Writer {
 	return w
 }
 
-func (cr *cellRun) path(id string) *faults.Path {
+func (cr *cellRun) path(id string) route {
 	if p, ok := cr.paths[id]; ok {
 		return p
 	}

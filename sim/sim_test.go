@@ -1,0 +1,256 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
+	"github.com/fencebench/fencebench/sim"
+	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/storetest"
+)
+
+func newBench(t *testing.T) (*sim.Bench, *store.Mem) {
+	t.Helper()
+	mem := store.NewMem()
+	b, err := sim.New(mem, sim.Options{Prefix: "p/", Clock: wait.Scaled(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b, mem
+}
+
+// A fault-free path is a store: the contract suite MinIO passes holds through it.
+func TestContractThroughAPath(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) (store.Store, string) {
+		b, _ := newBench(t)
+		return b.Path("a"), "p/"
+	})
+}
+
+func TestOutsideThePrefixIsRefused(t *testing.T) {
+	b, mem := newBench(t)
+	_, err := b.Path("a").Put(context.Background(), "other/k", []byte("x"))
+	if !errors.Is(err, store.ErrConfig) {
+		t.Fatalf("a put outside the prefix: %v, want a configuration error", err)
+	}
+	if _, err := mem.Get(context.Background(), "other/k"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("the refused put reached the store")
+	}
+	if l := b.Ledger(); len(l) != 1 || l[0].Refused == "" || l[0].Forwarded {
+		t.Fatalf("ledger %+v", l)
+	}
+}
+
+func open(t *testing.T, p *sim.Path, f faults.Fault) {
+	t.Helper()
+	if err := p.Faults().Open(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRequestFaultsApplyAsTheProxyDoes(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		rule      faults.Rule
+		applied   bool // the store holds the write afterwards
+		errKind   error
+		forwarded bool
+		delivered bool
+	}{
+		{faults.Rule{Name: "drop", Action: faults.DropResponse}, true, store.ErrAmbiguous, true, false},
+		{faults.Rule{Name: "lose", Action: faults.DropRequest}, false, store.ErrAmbiguous, false, false},
+		{faults.Rule{Name: "c409", Action: faults.SyntheticStatus, Status: 409}, false, store.ErrConflict, false, true},
+		{faults.Rule{Name: "s503", Action: faults.SyntheticStatus, Status: 503}, false, store.ErrAmbiguous, false, true},
+		{faults.Rule{Name: "dup", Action: faults.Duplicate}, true, nil, true, true},
+		{faults.Rule{Name: "slow", Action: faults.Delay, Delay: 100 * time.Millisecond}, true, nil, true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.rule.Name, func(t *testing.T) {
+			b, mem := newBench(t)
+			p := b.Path("a")
+			c.rule.Method, c.rule.Key = "PUT", "*fence__*"
+			open(t, p, faults.RuleFault(c.rule))
+			_, err := p.PutIfAbsent(ctx, "p/fence__1", []byte("v"))
+			if c.errKind == nil && err != nil || c.errKind != nil && !errors.Is(err, c.errKind) {
+				t.Fatalf("error %v, want kind %v", err, c.errKind)
+			}
+			_, gerr := mem.Get(ctx, "p/fence__1")
+			if (gerr == nil) != c.applied {
+				t.Fatalf("applied=%v, want %v", gerr == nil, c.applied)
+			}
+			l := b.Ledger()
+			if len(l) != 1 || l[0].Rule != c.rule.Name || l[0].Forwarded != c.forwarded || l[0].Delivered != c.delivered ||
+				l[0].IfNoneMatch != "*" || l[0].Method != "PUT" {
+				t.Fatalf("ledger %+v", l)
+			}
+			if c.rule.Action == faults.Duplicate && (l[0].Copies != 2 || l[0].Err == "") {
+				t.Fatalf("duplicate not recorded: %+v", l[0])
+			}
+		})
+	}
+}
+
+func TestStripConditionsAppliesWithoutThePrecondition(t *testing.T) {
+	b, mem := newBench(t)
+	p := b.Path("a")
+	ctx := context.Background()
+	if _, err := p.PutIfAbsent(ctx, "p/fence__1", []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	open(t, p, faults.RuleFault(faults.Rule{Name: "strip", Action: faults.StripConditions}))
+	if _, err := p.PutIfAbsent(ctx, "p/fence__1", []byte("second")); err != nil {
+		t.Fatalf("a stripped create over an existing key: %v, want success", err)
+	}
+	if o, _ := mem.Get(ctx, "p/fence__1"); string(o.Body) != "second" {
+		t.Fatalf("body %q", o.Body)
+	}
+}
+
+func TestFailDeleteKeysFailsOnlyMatchingKeys(t *testing.T) {
+	b, mem := newBench(t)
+	p := b.Path("a")
+	ctx := context.Background()
+	for _, k := range []string{"p/a", "p/fence__1"} {
+		if _, err := mem.Put(ctx, k, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open(t, p, faults.RuleFault(faults.Rule{Name: "keep", Key: "*fence__*", Action: faults.FailDeleteKeys}))
+	failed, err := p.DeleteMany(ctx, []string{"p/a", "p/fence__1"})
+	if err != nil || len(failed) != 1 || failed[0].Key != "p/fence__1" {
+		t.Fatalf("failed %v err %v", failed, err)
+	}
+	if _, err := mem.Get(ctx, "p/fence__1"); err != nil {
+		t.Fatal("the failed key was deleted")
+	}
+	if _, err := mem.Get(ctx, "p/a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("the other key survived")
+	}
+	if l := b.Ledger(); len(l) != 1 || l[0].Method != "POST" || len(l[0].Keys) != 2 || l[0].Query != "delete=" {
+		t.Fatalf("ledger %+v", l)
+	}
+}
+
+func TestNetworkFaultsAsObservableOutcomes(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		fault   faults.Fault
+		applied bool
+		ledger  int
+	}{
+		{"refuse", faults.PartitionFault("refuse", faults.Refuse), false, 0},
+		{"blackhole", faults.PartitionFault("bh", faults.Blackhole), false, 0},
+		{"reset", faults.ResetFault("reset"), false, 0},
+		{"one-way", faults.OneWayFault("ow"), true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, mem := newBench(t)
+			p := b.Path("a")
+			open(t, p, c.fault)
+			_, err := p.Put(ctx, "p/k", []byte("v"))
+			if !errors.Is(err, store.ErrAmbiguous) {
+				t.Fatalf("error %v, want an unknown outcome", err)
+			}
+			if _, gerr := mem.Get(ctx, "p/k"); (gerr == nil) != c.applied {
+				t.Fatalf("applied=%v, want %v", gerr == nil, c.applied)
+			}
+			if l := b.Ledger(); len(l) != c.ledger || c.ledger == 1 && l[0].Delivered {
+				t.Fatalf("ledger %+v", l)
+			}
+			if err := p.Faults().Close(c.fault.Name()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Put(ctx, "p/k2", []byte("v")); err != nil {
+				t.Fatalf("after healing: %v", err)
+			}
+		})
+	}
+}
+
+// A call held by a blackhole ends as soon as the path heals, not at its deadline.
+func TestHealEndsHeldCalls(t *testing.T) {
+	mem := store.NewMem()
+	b, err := sim.New(mem, sim.Options{Prefix: "p/", Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := b.Path("a")
+	open(t, p, faults.PartitionFault("bh", faults.Blackhole))
+	done := make(chan error, 1)
+	go func() { _, err := p.Get(context.Background(), "p/k"); done <- err }()
+	wait.For(context.Background(), 20*time.Millisecond)
+	if err := p.Faults().Close("bh"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, store.ErrAmbiguous) {
+			t.Fatalf("held call ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held call did not end when the path healed")
+	}
+}
+
+// A delayed request lands even when its writer gave up, and the ledger says it was not
+// delivered.
+func TestDelayedRequestLandsAfterTheWriterGaveUp(t *testing.T) {
+	mem := store.NewMem()
+	b, err := sim.New(mem, sim.Options{Prefix: "p/", Clock: wait.Scaled(100), Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Path("a")
+	open(t, p, faults.RuleFault(faults.Rule{Name: "hold", Action: faults.Delay, Delay: time.Second}))
+	if _, err := p.Put(context.Background(), "p/k", []byte("v")); !errors.Is(err, store.ErrAmbiguous) {
+		t.Fatalf("error %v, want an unknown outcome", err)
+	}
+	l := b.Ledger() // waits for the held request to land
+	if len(l) != 1 || !l[0].Applied() || l[0].Delivered {
+		t.Fatalf("ledger %+v", l)
+	}
+	if _, err := mem.Get(context.Background(), "p/k"); err != nil {
+		t.Fatal("the held request never landed")
+	}
+	_ = b.Close()
+}
+
+func TestFaultEventsAreRecorded(t *testing.T) {
+	var evs []history.Event
+	b, err := sim.New(store.NewMem(), sim.Options{Prefix: "p/", Record: func(e history.Event) { evs = append(evs, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := b.Path("a")
+	open(t, p, faults.LatencyFault("slow", time.Millisecond))
+	if err := p.Faults().Close("slow"); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Kind != history.FaultStart || evs[1].Kind != history.FaultEnd || evs[0].Writer != "a" {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+// With retries on, a conditional write whose answer was lost is sent again and meets its own
+// landed write: the second answer is a precondition failure.
+func TestRetryingResendsALostConditionalWrite(t *testing.T) {
+	b, _ := newBench(t)
+	p := b.Path("a")
+	open(t, p, faults.RuleFault(faults.Rule{Name: "drop", Action: faults.DropResponse, Count: 1}))
+	_, err := sim.Retrying(p, 3).PutIfAbsent(context.Background(), "p/fence__1", []byte("v"))
+	if !errors.Is(err, store.ErrPreconditionFailed) {
+		t.Fatalf("retried create: %v, want a precondition failure", err)
+	}
+	if l := b.Ledger(); len(l) != 2 {
+		t.Fatalf("ledger has %d entries, want 2 (the lost one and the retry)", len(l))
+	}
+}
