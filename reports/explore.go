@@ -102,3 +102,15 @@ func localPageHref(dir, page string) string {
 	}
 	return localHref(dir + "/" + page)
 }
+
+// urlUserRE matches a URL's scheme and user information ("https://key:secret@").
+var urlUserRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s'"]+@`)
+
+// redactText replaces the user information of every URL in s with REDACTED, so a command
+// line or an error message that quotes an endpoint with credentials shows none of them.
+func redactText(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return urlUserRE.ReplaceAllString(s, "${1}REDACTED@")
+}

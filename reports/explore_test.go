@@ -202,6 +202,24 @@ func TestLocalHref(t *testing.T) {
 	}
 }
 
+// TestExplorationRedacted: an endpoint's user information quoted in a rerun command, a
+// narrative, a confirmation error or a harness error does not reach the page.
+func TestExplorationRedacted(t *testing.T) {
+	x := richExploration()
+	ep := "https://AKIAEXAMPLE:s3cr3t@s3.example.com:9000"
+	x.ErrorSamples = append(x.ErrorSamples, "seed 9: Put \""+ep+"/b/k\": EOF")
+	x.Failures[0].Rerun += " --endpoint " + ep
+	x.Failures[0].Narrative += " (" + ep + ")"
+	x.Failures[2].Confirmed = "error: dial " + ep
+	_, page := writeExploration(t, x)
+	if strings.Contains(page, "s3cr3t") || strings.Contains(page, "AKIAEXAMPLE") {
+		t.Errorf("explore.html shows an endpoint's user information")
+	}
+	if n := strings.Count(page, "https://REDACTED@s3.example.com:9000"); n != 5 {
+		t.Errorf("%d redacted endpoints on the page, want 5 (the confirmation error twice: badge title and text)", n)
+	}
+}
+
 // TestExplorationRoundTrip: explore.json holds the whole record, indented, and reads back
 // equal; a folder without one is bad input.
 func TestExplorationRoundTrip(t *testing.T) {

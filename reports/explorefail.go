@@ -77,7 +77,7 @@ func toFailureView(f *outcome.ExploredFailure, confirm string, i int) failureVie
 		Original: f.Original, OriginalHref: localHref(f.Original),
 		Cell: f.Cell, CellHref: localPageHref(f.Cell, "report.html"),
 		ConfirmCell: f.ConfirmCell, ConfirmHref: localPageHref(f.ConfirmCell, "report.html"),
-		Narrative: f.Narrative, YAML: f.YAML, Rerun: f.Rerun,
+		Narrative: redactText(f.Narrative), YAML: redactText(f.YAML), Rerun: redactText(f.Rerun),
 	}
 	switch {
 	case f.Replays > 0 && f.ReplayHits == f.Replays:
@@ -118,7 +118,7 @@ func confirmBadge(confirmed, stack string) badge {
 		return badge{Label: label, Class: "inconclusive"}
 	case strings.HasPrefix(confirmed, "error"):
 		why := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(confirmed, "error"), ":"))
-		return badge{Label: "error", Class: "fail", Title: why}
+		return badge{Label: "error", Class: "fail", Title: redactText(why)}
 	case confirmed == "" || confirmed == confirmNotTried:
 		return badge{Label: confirmNotTried, Class: "none"}
 	default:

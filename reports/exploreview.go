@@ -72,7 +72,10 @@ func buildExploreView(x *outcome.Exploration) exploreView {
 		Seed: fmtSeed(x.Seed), Budget: x.Budget, Schedules: x.Schedules,
 		Rate: fmt.Sprintf("%.1f schedules/s", x.Rate), Stopped: x.Stopped,
 		Passed: x.Passed, Failed: x.Failed, Inconclusive: x.Inconclusive, Errors: x.Errors,
-		FirstFailure: x.FirstFailure, ErrorSamples: x.ErrorSamples,
+		FirstFailure: x.FirstFailure,
+	}
+	for _, e := range x.ErrorSamples {
+		v.ErrorSamples = append(v.ErrorSamples, redactText(e))
 	}
 	v.Banner = exploreBanner(x)
 	v.Coverage = buildCoverage(x.Coverage)
