@@ -33,8 +33,9 @@
 //     coverage with the phases never reached or never faulted named, and the shrunk
 //     failures grouped by the invariants they violated. It links only files inside its own
 //     folder: a recorded path that is absolute, climbs out with "..", or carries a URL
-//     scheme is shown as text, never linked. explore.json round-trips through
-//     [ReadExploration].
+//     scheme is shown as text, never linked. An endpoint's user information quoted in its
+//     free text (a rerun command, a narrative, an error) reads REDACTED. explore.json
+//     round-trips through [ReadExploration].
 //   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
 //     page from the summaries alone, so old runs stay readable after the bench changes.
 //
