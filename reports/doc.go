@@ -3,7 +3,8 @@
 // invariants, counterexample, lost writes, fault attestation, request and latency statistics,
 // rerun command), JUnit XML, a summary JSON, and a trend page across the runs of a results
 // folder; and, in the same style, the page of a store certification ([WriteCertification]) and
-// the page that compares several stores, probe by probe or cell by cell ([WriteComparison]).
+// the page that compares several stores, probe by probe or cell by cell ([WriteComparison]);
+// and the page of an exploration of generated fault schedules ([WriteExploration]).
 //
 // What it guarantees:
 //
@@ -28,6 +29,13 @@
 //   - A comparison page (compare.html, with compare.json) marks every row whose stores do not
 //     all read the same, and links each store's own report and each cell's page by a path
 //     relative to its folder.
+//   - An exploration page (explore.html, with explore.json) shows the fault-by-phase
+//     coverage with the phases never reached or never faulted named, and the shrunk
+//     failures grouped by the invariants they violated. It links only files inside its own
+//     folder: a recorded path that is absolute, climbs out with "..", or carries a URL
+//     scheme is shown as text, never linked. An endpoint's user information quoted in its
+//     free text (a rerun command, a narrative, an error) reads REDACTED. explore.json
+//     round-trips through [ReadExploration].
 //   - summary.json round-trips through [ReadSummary], and [WriteTrend] rebuilds the trend
 //     page from the summaries alone, so old runs stay readable after the bench changes.
 //
