@@ -1,0 +1,260 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// GenOptions shape the schedules Generate draws.
+type GenOptions struct {
+	// Variant is the protocol variant being explored ("" is the correct protocol). Rules
+	// that strip preconditions are drawn only for "accept-unenforced-store", whose
+	// schedules then allow an unenforcing store.
+	Variant string
+	// Duration is the schedule's length; 0 means 3s.
+	Duration time.Duration
+	// MaxWriters bounds the declared writers, 1 to 4 (the auditor is implicit); 0 means 4.
+	MaxWriters int
+	// Drives allows store-layer steps (drive-offline, store-restart) on an erasure-coded
+	// store; without it none is drawn.
+	Drives bool
+}
+
+// unenforcedVariant is the one variant whose schedules may strip preconditions.
+const unenforcedVariant = string(fence.AcceptUnenforcedStore)
+
+// Kinds a seed can enable; each draws a step of its own shape.
+const (
+	kPromote   = "promote"
+	kPartition = "partition"
+	kOneWay    = "one-way"
+	kLatency   = "latency"
+	kReset     = "reset"
+	kFlap      = "flap"
+	kPause     = "pause"
+	kCrash     = "crash"
+	kRelocate  = "relocate"
+	kGC        = "gc"
+	kRefresh   = "refresh"
+	kRecover   = "recover"
+	kHTTP      = "http"
+	kDrive     = "drive-offline"
+	kStoreRst  = "store-restart"
+)
+
+var baseKinds = []string{kPromote, kPartition, kOneWay, kLatency, kReset, kFlap, kPause, kCrash,
+	kRelocate, kGC, kRefresh, kRecover, kHTTP}
+
+// Generate draws the fault schedule of one seed. The same seed and options always give the
+// same scenario. The scenario is built, marshalled and parsed back by the loader, so what
+// it returns is exactly what `fencebench validate` accepts from its text (Raw).
+func Generate(seed uint64, o GenOptions) (*scenarios.Scenario, error) {
+	o = o.normalized()
+	g := newGen(seed, o)
+	sc := g.scenario()
+	data, err := scenarios.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Parse(sc.Name+".yaml", data, scenarios.Options{Variants: variantNames()})
+}
+
+func (o GenOptions) normalized() GenOptions {
+	if o.Duration <= 0 {
+		o.Duration = 3 * time.Second
+	}
+	if o.MaxWriters <= 0 || o.MaxWriters > 4 {
+		o.MaxWriters = 4
+	}
+	return o
+}
+
+func variantNames() []string {
+	var out []string
+	for _, v := range fence.Variants() {
+		out = append(out, string(v.Name))
+	}
+	return out
+}
+
+// gen is the state of one draw: the random source, the swarm's weights and what the steps
+// drawn so far did to the writers.
+type gen struct {
+	r        *rand.Rand
+	o        GenOptions
+	seed     uint64
+	weights  map[string]int // enabled kinds and their weights
+	httpActs map[string]int // enabled http actions and their weights
+	ids      []string       // every writer id, declared and restarted, in order
+	primary  string         // the writer the schedule last made primary
+	active   []string       // writers that hold (or will hold) a term and are not crashed
+	standby  []string       // declared standbys not yet given a role
+	crashed  []string       // crashed writers not restarted
+	terms    []int64        // terms held so far
+	nextTerm int64
+	events   map[string][]string // writer -> extra events steps so far make it emit
+	steps    []scenarios.Step
+	rules    int
+	strip    bool
+}
+
+func newGen(seed uint64, o GenOptions) *gen {
+	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), o: o, seed: seed,
+		events: map[string][]string{}}
+}
+
+// scenario draws the whole schedule: the swarm first, then writers, traffic and steps.
+func (g *gen) scenario() *scenarios.Scenario {
+	g.drawSwarm()
+	writers := g.drawWriters()
+	sc := &scenarios.Scenario{
+		Name:     fmt.Sprintf("explore-%d", g.seed),
+		Seed:     g.seed,
+		Duration: g.o.Duration,
+		Protocol: g.o.Variant,
+		Writers:  writers,
+		Traffic:  g.drawTraffic(),
+		Expect:   scenarios.Expect{Verdict: "pass", FaultsMustFire: "none"},
+	}
+	if sc.Protocol == "" {
+		sc.Protocol = string(fence.Correct)
+	}
+	n := 1 + g.r.IntN(8)
+	for tries := 0; len(g.steps) < n && tries < 4*n; tries++ {
+		g.drawStep(n - len(g.steps))
+	}
+	if len(g.steps) == 0 {
+		g.steps = append(g.steps, g.latencyFallback())
+	}
+	for i := range g.steps {
+		g.steps[i].Index = i
+	}
+	sc.Steps = g.steps
+	for _, st := range g.steps {
+		if st.Spec().Store {
+			sc.Store.Drives = 4
+		}
+	}
+	sc.Store.AllowUnenforced = g.strip
+	sc.Description = g.describe()
+	return sc
+}
+
+// drawSwarm enables each fault kind with probability one half, at a weight of 1 to 4, and
+// likewise each http action (swarm testing: many seeds reach rare combinations).
+func (g *gen) drawSwarm() {
+	kinds := slices.Clone(baseKinds)
+	if g.o.Drives {
+		kinds = append(kinds, kDrive, kStoreRst)
+	}
+	g.weights = g.enable(kinds)
+	acts := slices.Clone(httpActions)
+	if g.o.Variant == unenforcedVariant {
+		acts = append(acts, "strip-conditions")
+	}
+	g.httpActs = g.enable(acts)
+}
+
+func (g *gen) enable(names []string) map[string]int {
+	out := map[string]int{}
+	for _, k := range names {
+		if g.r.IntN(2) == 0 {
+			out[k] = 1 + g.r.IntN(4)
+		}
+	}
+	if len(out) == 0 {
+		out[names[g.r.IntN(len(names))]] = 1
+	}
+	return out
+}
+
+// pick draws a key of a weight table; keys are visited in sorted order, so the draw
+// depends on the seed alone.
+func (g *gen) pick(w map[string]int) string {
+	keys := make([]string, 0, len(w))
+	total := 0
+	for k, n := range w {
+		keys = append(keys, k)
+		total += n
+	}
+	slices.Sort(keys)
+	x := g.r.IntN(total)
+	for _, k := range keys {
+		if x < w[k] {
+			return k
+		}
+		x -= w[k]
+	}
+	return keys[len(keys)-1]
+}
+
+func (g *gen) drawWriters() []scenarios.Writer {
+	n := 1 + g.r.IntN(g.o.MaxWriters)
+	term := int64(1 + g.r.IntN(9))
+	g.nextTerm = term + 1
+	g.terms = []int64{term}
+	out := []scenarios.Writer{{ID: "a", Role: "primary", Term: term}}
+	g.ids, g.primary, g.active = []string{"a"}, "a", []string{"a"}
+	for i := 1; i < n; i++ {
+		id := string(rune('a' + i))
+		out = append(out, scenarios.Writer{ID: id, Role: "standby"})
+		g.ids = append(g.ids, id)
+		g.standby = append(g.standby, id)
+	}
+	return out
+}
+
+func (g *gen) drawTraffic() scenarios.Traffic {
+	return scenarios.Traffic{
+		Clients:      1 + g.r.IntN(4),
+		Rate:         float64(50 + 10*g.r.IntN(26)),
+		SyncEvery:    5 + g.r.IntN(36),
+		SyncInterval: g.ms(20, 100),
+	}
+}
+
+// ms draws a duration of lo to hi milliseconds, in steps of 10ms above 50ms.
+func (g *gen) ms(lo, hi int) time.Duration {
+	v := lo + g.r.IntN(hi-lo+1)
+	if v > 50 {
+		v -= v % 10
+	}
+	return time.Duration(v) * time.Millisecond
+}
+
+// window draws a fault window: short, 50ms to 1s.
+func (g *gen) window() time.Duration { return g.ms(50, 1000) }
+
+// chance is true with probability p.
+func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
+
+func (g *gen) oneOf(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g *gen) describe() string {
+	kinds := make([]string, 0, len(g.weights))
+	for k := range g.weights {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	acts := make([]string, 0, len(g.httpActs))
+	for k := range g.httpActs {
+		acts = append(acts, k)
+	}
+	slices.Sort(acts)
+	variant := g.o.Variant
+	if variant == "" {
+		variant = string(fence.Correct)
+	}
+	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.",
+		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "))
+}
+
+func remove(xs []string, x string) []string {
+	return slices.DeleteFunc(slices.Clone(xs), func(y string) bool { return y == x })
+}

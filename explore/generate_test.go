@@ -1,0 +1,152 @@
+package explore
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+func TestGenerateParsesAndIsDeterministic(t *testing.T) {
+	for seed := uint64(1); seed <= 5000; seed++ {
+		o := GenOptions{Drives: seed%3 == 0}
+		if seed%5 == 0 {
+			o.Variant = unenforcedVariant
+		}
+		sc, err := Generate(seed, o)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		again, err := Generate(seed, o)
+		if err != nil {
+			t.Fatalf("seed %d, second draw: %v", seed, err)
+		}
+		if !bytes.Equal(sc.Raw, again.Raw) {
+			t.Fatalf("seed %d drew two different schedules:\n%s\n---\n%s", seed, sc.Raw, again.Raw)
+		}
+		checkShape(t, seed, sc, o)
+	}
+}
+
+// checkShape holds one generated scenario to what the generator promises.
+func checkShape(t *testing.T, seed uint64, sc *scenarios.Scenario, o GenOptions) {
+	t.Helper()
+	fail := func(format string, a ...any) {
+		t.Fatalf("seed %d: %s\n%s", seed, fmt.Sprintf(format, a...), sc.Raw)
+	}
+	if sc.Name != fmt.Sprintf("explore-%d", seed) || sc.Seed != seed {
+		fail("name %q seed %d", sc.Name, sc.Seed)
+	}
+	if n := len(sc.Steps); n < 1 || n > 8 {
+		fail("%d steps, want 1 to 8", n)
+	}
+	if n := len(sc.Writers); n < 1 || n > 4 {
+		fail("%d writers, want 1 to 4", n)
+	}
+	if sc.Expect.Verdict != "pass" || sc.Expect.FaultsMustFire != "none" || sc.Expect.MinAcked != 0 {
+		fail("expect %+v", sc.Expect)
+	}
+	for _, st := range sc.Steps {
+		if st.Spec().Store && !o.Drives {
+			fail("a store step without Drives: %s", st.Action)
+		}
+		if st.Params.Rule.Action == faults.StripConditions && (o.Variant != unenforcedVariant || !sc.Store.AllowUnenforced) {
+			fail("strip-conditions for variant %q (allow_unenforced %v)", o.Variant, sc.Store.AllowUnenforced)
+		}
+		if st.At > sc.Duration || st.For > time.Second {
+			fail("step %d at %v for %v outside the schedule", st.Index, st.At, st.For)
+		}
+		if st.After != nil && st.After.Delay > 2*time.Second {
+			fail("step %d waits %v after its event", st.Index, st.After.Delay)
+		}
+	}
+}
+
+// kindOf is the coverage row a step counts under, "" for the steps that inject nothing.
+func stepKind(st scenarios.Step) string {
+	if st.Action == scenarios.HTTP {
+		return httpKind(st.Params.Rule)
+	}
+	return string(st.Action)
+}
+
+func TestGenerateVariety(t *testing.T) {
+	seen := map[string]int{}
+	inline, after, at, twins, resumes := 0, 0, 0, 0, 0
+	for seed := uint64(1); seed <= 2000; seed++ {
+		o := GenOptions{Drives: seed%2 == 0}
+		if seed%4 == 0 {
+			o.Variant = unenforcedVariant
+		}
+		sc, err := Generate(seed, o)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, st := range sc.Steps {
+			seen[stepKind(st)]++
+			switch {
+			case st.After != nil && st.After.Delay == 0 && st.Action == scenarios.HTTP:
+				inline++
+			case st.After != nil:
+				after++
+			default:
+				at++
+			}
+			if st.Params.Twin {
+				twins++
+			}
+			if st.Action == scenarios.Resume {
+				resumes++
+			}
+		}
+	}
+	want := []string{"promote", "partition", "one-way", "latency", "reset", "flap", "pause", "resume", "crash",
+		"restart", "relocate", "gc", "refresh", "recover", "drive-offline", "store-restart",
+		"drop-response", "drop-request", "status-409", "status-500", "status-503", "delay", "duplicate",
+		"fail-delete-keys", "strip-conditions"}
+	for _, k := range want {
+		if seen[k] == 0 {
+			t.Errorf("no %s step over 2000 seeds (saw %v)", k, seen)
+		}
+	}
+	if inline == 0 || twins == 0 || resumes == 0 {
+		t.Errorf("inline rules %d, twin promotions %d, resumes %d: want each above 0", inline, twins, resumes)
+	}
+	if after <= at {
+		t.Errorf("event triggers %d, time triggers %d: want mostly event triggers", after, at)
+	}
+}
+
+func TestGenerateSwarmVaries(t *testing.T) {
+	mixes := map[string]bool{}
+	for seed := uint64(1); seed <= 200; seed++ {
+		g := newGen(seed, GenOptions{}.normalized())
+		g.drawSwarm()
+		mixes[fmt.Sprint(g.weights)] = true
+	}
+	if len(mixes) < 150 {
+		t.Errorf("200 seeds drew only %d distinct kind mixes", len(mixes))
+	}
+}
+
+func TestGenerateHonoursOptions(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		sc, err := Generate(seed, GenOptions{MaxWriters: 1, Duration: time.Second, Variant: "no-sweep"})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(sc.Writers) != 1 || sc.Duration != time.Second || sc.Protocol != "no-sweep" {
+			t.Fatalf("seed %d: writers %d, duration %v, protocol %q", seed, len(sc.Writers), sc.Duration, sc.Protocol)
+		}
+	}
+	sc, err := Generate(7, GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Protocol != "correct" || sc.Duration != 3*time.Second {
+		t.Fatalf("defaults: protocol %q, duration %v", sc.Protocol, sc.Duration)
+	}
+}

@@ -1,0 +1,108 @@
+package explore
+
+import (
+	"fmt"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// httpActions are the request actions every variant's schedules may draw; strip-conditions
+// is added for the unenforced-store variant only.
+var httpActions = []string{string(faults.DropResponse), string(faults.DropRequest), "status-409", "status-500",
+	"status-503", string(faults.Delay), string(faults.Duplicate), string(faults.FailDeleteKeys)}
+
+// family is a kind of object the writers store, with the key glob that matches it and the
+// requests made on it.
+type family struct {
+	name, key string
+	methods   []string // methods the writers use on it (POST: a DeleteObjects batch)
+}
+
+var families = []family{
+	{"fence", "*fence__*", []string{"PUT", "PUT", "PUT", "GET", "POST"}},
+	{"metadata", "*/translog/metadata/metadata__*", []string{"PUT", "PUT", "GET"}},
+	{"tlog", "*.tlog", []string{"PUT", "PUT", "GET"}},
+	{"segment", "*/segments/data/*", []string{"PUT", "GET", "GET", "POST"}},
+	{"segment-metadata", "*/segments/metadata/metadata__*", []string{"PUT", "GET"}},
+}
+
+// http draws a request rule on one writer's path. A rule on the fence is often inline: set
+// at a writer's protocol event with no delay, it catches that writer's next fence CAS.
+func (g *gen) http(int) ([]scenarios.Step, bool) {
+	act := g.pick(g.httpActs)
+	fam := g.family(act)
+	w := g.target()
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("%s-%s-%d", act, fam.name, g.rules), Key: fam.key,
+		Nth: 1 + g.r.IntN(5), Count: 1 + g.r.IntN(3)}
+	g.shape(&r, act, fam)
+	st := g.step(scenarios.HTTP, scenarios.Params{Writer: w, Rule: r})
+	if fam.name == "fence" && r.Method == "PUT" && len(g.active) > 0 && contains(g.active, w) && g.chance(0.4) {
+		st.Trigger, st.At = scenarios.TriggerAfter, 0
+		st.After = &scenarios.EventTrigger{Writer: w, Event: g.oneOf(base), Count: 1 + g.r.IntN(3)}
+		st.Params.Rule.Method, st.Params.Rule.Header = "PUT", "If-Match"
+		st.Params.Rule.Nth, st.Params.Rule.Count = 1, 1
+	}
+	if g.chance(0.3) {
+		st.For = g.window()
+	}
+	return []scenarios.Step{st}, true
+}
+
+// family picks the objects a rule hits: fence keys most often, and only the families an
+// action can meet (a batch delete names fence and segment keys; conditions guard fences).
+func (g *gen) family(act string) family {
+	switch act {
+	case string(faults.FailDeleteKeys):
+		return families[[]int{0, 3}[g.r.IntN(2)]]
+	case string(faults.StripConditions), "status-409":
+		return families[0]
+	}
+	if g.chance(0.5) {
+		return families[0]
+	}
+	return families[g.r.IntN(len(families))]
+}
+
+// shape sets the method, header and action fields of a rule.
+func (g *gen) shape(r *faults.Rule, act string, fam family) {
+	r.Method = g.oneOf(fam.methods)
+	switch act {
+	case string(faults.FailDeleteKeys):
+		r.Method = "POST"
+	case string(faults.StripConditions), "status-409":
+		r.Method = "PUT"
+	default:
+		if r.Method == "POST" {
+			r.Method = "PUT"
+		}
+	}
+	if fam.name == "fence" && r.Method == "PUT" {
+		r.Header = "If-Match"
+		if g.chance(0.3) {
+			r.Header = "If-None-Match"
+		}
+	}
+	switch act {
+	case "status-409", "status-500", "status-503":
+		r.Action = faults.SyntheticStatus
+		r.Status = map[string]int{"status-409": 409, "status-500": 500, "status-503": 503}[act]
+	case string(faults.Delay):
+		r.Action, r.Delay = faults.Delay, g.ms(10, 1000)
+	case string(faults.StripConditions):
+		r.Action = faults.StripConditions
+		g.strip = true
+	default:
+		r.Action = faults.Action(act)
+	}
+}
+
+// httpKind is the fault kind of a request rule: its action, a status with its code
+// ("status-409").
+func httpKind(r faults.Rule) string {
+	if r.Action == faults.SyntheticStatus {
+		return fmt.Sprintf("status-%d", r.Status)
+	}
+	return string(r.Action)
+}

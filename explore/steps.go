@@ -1,0 +1,259 @@
+package explore
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// builders draw the steps of one kind; ok is false when the schedule so far leaves the kind
+// nothing to act on (no standby to promote). room is how many steps may still be added.
+var builders = map[string]func(g *gen, room int) ([]scenarios.Step, bool){
+	kPromote:   (*gen).promote,
+	kPartition: (*gen).partition,
+	kOneWay:    func(g *gen, _ int) ([]scenarios.Step, bool) { return g.window1(scenarios.OneWay), true },
+	kReset:     func(g *gen, _ int) ([]scenarios.Step, bool) { return g.window1(scenarios.Reset), true },
+	kLatency:   (*gen).latency,
+	kFlap:      (*gen).flap,
+	kPause:     (*gen).pause,
+	kCrash:     (*gen).crash,
+	kRelocate:  (*gen).relocate,
+	kGC:        func(g *gen, _ int) ([]scenarios.Step, bool) { return g.segmentWork(scenarios.GC, "collected") },
+	kRefresh:   func(g *gen, _ int) ([]scenarios.Step, bool) { return g.segmentWork(scenarios.Refresh, "published") },
+	kRecover:   (*gen).recoverCopy,
+	kHTTP:      (*gen).http,
+	kDrive:     (*gen).driveOffline,
+	kStoreRst:  (*gen).storeRestart,
+}
+
+// drawStep draws one kind from the swarm's weights and adds its steps, if it has any.
+func (g *gen) drawStep(room int) {
+	kind := g.pick(g.weights)
+	if steps, ok := builders[kind](g, room); ok {
+		g.steps = append(g.steps, steps...)
+	}
+}
+
+// base are the events every writer holding a term emits.
+var base = []string{"claimed", "synced", "acked"}
+
+// trigger draws when a step fires: mostly at a protocol event of a writer holding a term
+// (weighted toward the dangerous moments its earlier steps create), sometimes at a time.
+func (g *gen) trigger() (string, time.Duration, *scenarios.EventTrigger) {
+	if len(g.active) == 0 || g.chance(0.3) {
+		return scenarios.TriggerAt, g.at(), nil
+	}
+	w := g.oneOf(g.active)
+	weights := map[string]int{"claimed": 2, "synced": 3, "acked": 3}
+	for _, e := range g.events[w] {
+		weights[e] += 3
+	}
+	ev := g.pick(weights)
+	t := &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
+	if ev == "acked" || ev == "synced" || ev == "published" {
+		t.Count = 1 + g.r.IntN(5)
+	}
+	if g.chance(0.5) {
+		t.Delay = g.ms(1, 200)
+	}
+	return scenarios.TriggerAfter, 0, t
+}
+
+// at draws a time in the first four fifths of the schedule, in 10ms steps.
+func (g *gen) at() time.Duration {
+	hi := int(g.o.Duration*4/5/time.Millisecond) / 10
+	if hi < 10 {
+		hi = 10
+	}
+	return time.Duration(10*(10+g.r.IntN(hi-9))) * time.Millisecond
+}
+
+func (g *gen) step(a scenarios.Action, pr scenarios.Params) scenarios.Step {
+	st := scenarios.Step{Action: a, Params: pr}
+	st.Trigger, st.At, st.After = g.trigger()
+	if st.At > g.o.Duration {
+		st.At = g.o.Duration
+	}
+	return st
+}
+
+// later is a step that fires d after st does, on the same trigger.
+func (g *gen) later(st scenarios.Step, a scenarios.Action, pr scenarios.Params, d time.Duration) scenarios.Step {
+	out := scenarios.Step{Trigger: st.Trigger, Action: a, Params: pr}
+	if st.After != nil {
+		t := *st.After
+		t.Delay += d
+		out.After = &t
+	} else {
+		out.At = min(st.At+d, g.o.Duration)
+	}
+	return out
+}
+
+// target draws a writer for a network or protocol fault: one holding a term if any is left,
+// else the last primary.
+func (g *gen) target() string {
+	if len(g.active) > 0 {
+		return g.oneOf(g.active)
+	}
+	return g.primary
+}
+
+func (g *gen) window1(a scenarios.Action) []scenarios.Step {
+	st := g.step(a, scenarios.Params{Writer: g.target()})
+	st.For = g.window()
+	return []scenarios.Step{st}
+}
+
+func (g *gen) partition(int) ([]scenarios.Step, bool) {
+	st := g.step(scenarios.Partition, scenarios.Params{Writer: g.target(), Mode: g.oneOf([]string{"refuse", "blackhole"})})
+	st.For = g.window()
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) latency(int) ([]scenarios.Step, bool) {
+	st := g.step(scenarios.Latency, scenarios.Params{Writer: g.target(), Delay: g.ms(5, 300)})
+	st.For = g.window()
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) flap(int) ([]scenarios.Step, bool) {
+	st := g.step(scenarios.Flap, scenarios.Params{Writer: g.target(), On: g.ms(20, 200), Off: g.ms(20, 200)})
+	st.For = g.ms(200, 1000)
+	return []scenarios.Step{st}, true
+}
+
+// pause freezes a writer for a window, or until a later resume step.
+func (g *gen) pause(room int) ([]scenarios.Step, bool) {
+	st := g.step(scenarios.Pause, scenarios.Params{Writer: g.target()})
+	if room >= 2 && g.chance(0.4) {
+		return []scenarios.Step{st, g.later(st, scenarios.Resume, st.Params, g.window())}, true
+	}
+	st.For = g.window()
+	return []scenarios.Step{st}, true
+}
+
+// promote gives a standby a higher term, or sometimes the term a writer already holds (an
+// equal-term twin).
+func (g *gen) promote(int) ([]scenarios.Step, bool) {
+	if len(g.standby) == 0 {
+		return nil, false
+	}
+	w := g.oneOf(g.standby)
+	pr := scenarios.Params{Writer: w, Term: g.newTerm()}
+	if g.chance(0.15) {
+		pr.Term, pr.Twin = g.terms[g.r.IntN(len(g.terms))], true
+	}
+	st := g.step(scenarios.Promote, pr)
+	g.standby = remove(g.standby, w)
+	g.active = append(g.active, w)
+	g.primary = w
+	g.events[w] = append(g.events[w], "promoted", "restore-read", "hydrated")
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) newTerm() int64 {
+	t := g.nextTerm
+	g.nextTerm++
+	g.terms = append(g.terms, t)
+	return t
+}
+
+// crash stops a writer; usually a new incarnation restarts it later at a higher term.
+func (g *gen) crash(room int) ([]scenarios.Step, bool) {
+	if len(g.active) == 0 {
+		return nil, false
+	}
+	w := g.oneOf(g.active)
+	st := g.step(scenarios.Crash, scenarios.Params{Writer: w})
+	g.active = remove(g.active, w)
+	g.crashed = append(g.crashed, w)
+	out := []scenarios.Step{st}
+	if room >= 2 && g.chance(0.7) {
+		as := g.freshID(w)
+		rs := g.later(st, scenarios.Restart, scenarios.Params{Writer: w, As: as, Term: g.newTerm()}, g.ms(50, 500))
+		g.crashed = remove(g.crashed, w)
+		g.ids = append(g.ids, as)
+		g.active = append(g.active, as)
+		g.events[as] = append(g.events[as], "restore-read", "hydrated")
+		out = append(out, rs)
+	}
+	return out, true
+}
+
+// freshID names a new incarnation of w: w2, w3, ...
+func (g *gen) freshID(w string) string {
+	for i := 2; ; i++ {
+		id := fmt.Sprintf("%s%d", w[:1], i)
+		if !contains(g.ids, id) {
+			return id
+		}
+	}
+}
+
+// relocate hands the primary's term to a standby, sometimes aborting or losing the answer.
+func (g *gen) relocate(int) ([]scenarios.Step, bool) {
+	if len(g.standby) == 0 || !contains(g.active, g.primary) {
+		return nil, false
+	}
+	src, dst := g.primary, g.oneOf(g.standby)
+	pr := scenarios.Params{Writer: src, Target: dst,
+		AbortAt:     g.oneOf([]string{"", "", "before-target-writes", "after-target-acks"}),
+		LoseHandoff: g.chance(0.3)}
+	st := g.step(scenarios.Relocate, pr)
+	g.standby = remove(g.standby, dst)
+	g.active = append(g.active, dst)
+	g.events[src] = append(g.events[src], "transferred", "handed-off", "reverted", "drained")
+	g.events[dst] = append(g.events[dst], "adopted", "hydrated")
+	if pr.AbortAt == "" {
+		g.primary = dst
+	}
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) segmentWork(a scenarios.Action, event string) ([]scenarios.Step, bool) {
+	w := g.target()
+	st := g.step(a, scenarios.Params{Writer: w})
+	g.events[w] = append(g.events[w], event)
+	return []scenarios.Step{st}, true
+}
+
+// recoverCopy makes a standby hydrate from the store while the primary works.
+func (g *gen) recoverCopy(int) ([]scenarios.Step, bool) {
+	if len(g.standby) == 0 {
+		return nil, false
+	}
+	w := g.oneOf(g.standby)
+	pr := scenarios.Params{Writer: w}
+	if g.chance(0.5) && contains(g.ids, g.primary) {
+		pr.From = g.primary
+	}
+	st := g.step(scenarios.Recover, pr)
+	g.standby = remove(g.standby, w)
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) driveOffline(int) ([]scenarios.Step, bool) {
+	st := g.step(scenarios.DriveOffline, scenarios.Params{Drive: 1 + g.r.IntN(4)})
+	st.For = g.window()
+	return []scenarios.Step{st}, true
+}
+
+func (g *gen) storeRestart(int) ([]scenarios.Step, bool) {
+	return []scenarios.Step{g.step(scenarios.StoreRestart, scenarios.Params{Down: g.ms(50, 500)})}, true
+}
+
+func (g *gen) latencyFallback() scenarios.Step {
+	return scenarios.Step{Trigger: scenarios.TriggerAt, At: g.o.Duration / 4, For: 100 * time.Millisecond,
+		Action: scenarios.Latency, Params: scenarios.Params{Writer: "a", Delay: 50 * time.Millisecond}}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
