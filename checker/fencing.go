@@ -92,7 +92,10 @@ func (x *index) fenceJustified(w string, term int64, t time.Duration) (bool, int
 		if e.Term > term {
 			return true, -1
 		}
-		if e.Term == term && e.Outcome == history.OK && e.Detail != "readopt" {
+		// A same-term seal supersedes when it succeeded, or when its outcome stayed unknown to
+		// its writer but the ledger shows the store applied its arbitration: the key moved.
+		sealed := e.Outcome == history.OK || e.Outcome == history.Ambiguous && x.resolved[p].Outcome == ResolvedApplied
+		if e.Term == term && sealed && e.Detail != "readopt" {
 			return true, -1
 		}
 	}

@@ -34,3 +34,49 @@ func TestSeqGapFilledByTheLedger(t *testing.T) {
 	h.claim("e", 6, k6, 15, 40, 4, "e4", history.OK, "seal")
 	wantStatus(t, Check(h.input()), SeqMonotonic, Fail)
 }
+
+// TestLostReadoptionTakesTheSeqAfterWhatItPresented: a's first advance after its seal is a
+// re-adopting claim, which learns its seq only by reading the key. Its CAS is applied but the
+// answer is lost, so its event is ambiguous and carries no seq; the ledger shows it applied,
+// presenting the seal's token. It is the chain's seq 1, not a second seq 0, and a's next
+// claim at seq 2 continues the chain. Found by exploration.
+func TestLostReadoptionTakesTheSeqAfterWhatItPresented(t *testing.T) {
+	build := func(nextSeq int64) *hb {
+		h := &hb{}
+		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+		h.put("a", k5, 1, 3, "", "*", 200, "a0")
+		h.claim("a", 5, k5, 20, 30, 0, "", history.Ambiguous, "readopt")
+		h.put("a", k5, 21, 22, "", "*", 412, "")
+		h.put("a", k5, 23, 24, "a0", "", 200, "a1")
+		h.led[len(h.led)-1].Delivered = false // the answer was lost
+		h.claim("a", 5, k5, 40, 50, nextSeq, "a2", history.OK, "readopt")
+		h.put("a", k5, 41, 42, "", "*", 412, "")
+		h.put("a", k5, 43, 44, "a1", "", 200, "a2")
+		return h
+	}
+	wantStatus(t, Check(build(2).input()), SeqMonotonic, Pass)
+	// The same chain with the next claim at seq 3 has a gap at 2 nobody filled.
+	wantStatus(t, Check(build(3).input()), SeqMonotonic, Fail)
+}
+
+// TestAmbiguousTwinSealThatLandedJustifiesTheFence: b, promoted at a's term, arbitrates a's
+// key with a CAS the store applies, then its verifying re-list fails, so its claim stays
+// ambiguous. The key moved: a's next CAS is refused and a is fenced legitimately. Had the
+// store refused b's CAS, nothing moved the key and a's fence would be spurious. Found by
+// exploration.
+func TestAmbiguousTwinSealThatLandedJustifiesTheFence(t *testing.T) {
+	build := func(bStatus int, bETag string) *hb {
+		h := &hb{}
+		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+		h.put("a", k5, 1, 3, "", "*", 200, "a0")
+		h.claim("b", 5, k5, 20, 60, 0, "", history.Ambiguous, "seal")
+		h.put("b", k5, 21, 22, "", "*", 412, "")
+		h.put("b", k5, 23, 24, "a0", "", bStatus, bETag)
+		h.cas("a", 5, k5, 70, 80, 1, "a0", history.FencedOut)
+		h.put("a", k5, 71, 72, "a0", "", 412, "")
+		h.fenced("a", 5, 81, "lost the CAS")
+		return h
+	}
+	wantStatus(t, Check(build(200, "b1").input()), NoSpuriousFencing, Pass)
+	wantStatus(t, Check(build(412, "").input()), NoSpuriousFencing, Fail)
+}

@@ -13,6 +13,10 @@ type chainWrite struct {
 	token  string
 	pos    int32 // event position; -1 for a write known from the ledger only
 	writer string
+	// after is the token an applied write of unknown seq presented (If-Match): a claim that
+	// re-adopts its key learns its seq only from the read that its lost answer prevented.
+	// Its seq is the presented token's plus one.
+	after string
 }
 
 // SeqMonotonic: per fence key, the accepted writes (ok Claim, CAS, Transfer, Revert, Adopt,
@@ -71,7 +75,7 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 		}
 		switch e.Outcome {
 		case history.OK:
-			chains[e.Key] = append(chains[e.Key], chainWrite{e.Seq, normToken(e.Token), i, e.Writer})
+			chains[e.Key] = append(chains[e.Key], chainWrite{seq: e.Seq, token: normToken(e.Token), pos: i, writer: e.Writer})
 		case history.Ambiguous:
 			res := x.resolved[i]
 			switch res.Outcome {
@@ -82,13 +86,16 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 						ledgerByID[x.in.Ledger[j].ID] = j
 					}
 				}
-				tok := ""
+				tok, after := "", ""
 				for _, id := range res.Ledger {
 					if l := &x.in.Ledger[ledgerByID[id]]; l.Applied() {
-						tok = normToken(l.ETag)
+						tok, after = normToken(l.ETag), normToken(l.IfMatch)
 					}
 				}
-				chains[e.Key] = append(chains[e.Key], chainWrite{e.Seq, tok, i, e.Writer})
+				if e.Seq != 0 || after == "" {
+					after = ""
+				}
+				chains[e.Key] = append(chains[e.Key], chainWrite{seq: e.Seq, token: tok, pos: i, writer: e.Writer, after: after})
 			case ResolvedUnknown:
 				if excused[e.Key] == nil {
 					excused[e.Key] = map[int64]bool{}
@@ -97,7 +104,36 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 			}
 		}
 	}
+	for k, ch := range chains {
+		placeAfter(ch)
+		chains[k] = ch
+	}
 	return chains, excused
+}
+
+// placeAfter gives each write known only by the token it presented the seq that follows that
+// token's write on the key.
+func placeAfter(ch []chainWrite) {
+	seqOf := map[string]int64{}
+	for _, w := range ch {
+		if w.token != "" && w.after == "" {
+			seqOf[w.token] = w.seq
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range ch {
+			if w := &ch[i]; w.after != "" {
+				if s, ok := seqOf[w.after]; ok {
+					w.seq, w.after = s+1, ""
+					if w.token != "" {
+						seqOf[w.token] = w.seq
+					}
+					changed = true
+				}
+			}
+		}
+	}
 }
 
 // ledgerHops maps (key, token) to the ETags of the ledger's applied PUT If-Match on key
