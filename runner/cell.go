@@ -48,6 +48,8 @@ type runner struct {
 	// storeDown says why the store is unreachable, "" while it answers; once set, no
 	// further cell starts.
 	storeDown string
+	// ephemeral cells are judged and not persisted (an exploration's schedules).
+	ephemeral bool
 }
 
 // storeTimeout bounds every store call of a writer: a blackholed request fails at this
@@ -96,6 +98,9 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
 			res.Error = "harness " + err.Error()
 		}
 		res.Duration = time.Since(res.Started)
+		if r.ephemeral {
+			return
+		}
 		if err := r.persist(c, res, logStart); err != nil && res.Error == "" {
 			res.Verdict, res.Error = checker.Error, err.Error()
 		}

@@ -10,8 +10,8 @@ import (
 
 // writeReports renders the run's HTML pages, junit.xml and summary.json into dir, and
 // refreshes the trend page of the results folder the run lives in.
-func writeReports(dir string, sum *outcome.Summary) error {
-	if err := reports.Write(dir, sum); err != nil {
+func writeReports(dir string, sum *outcome.Summary, trend bool) error {
+	if err := reports.Write(dir, sum); err != nil || !trend {
 		return err
 	}
 	return reports.WriteTrend(filepath.Dir(dir))

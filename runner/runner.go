@@ -65,6 +65,8 @@ type Options struct {
 	// empty one), so a test can run cells on a store the pre-flight would refuse and show
 	// what the checker finds there. The command line has no way to set it.
 	skipPreflight bool
+	// noTrend leaves the trend page of the results folder alone (an exploration's runs).
+	noTrend bool
 }
 
 // DrawSeed returns a random non-zero seed.
@@ -149,7 +151,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 		return sum, err
 	}
 	if !opts.NoReports {
-		if err := writeReports(dir, sum); err != nil {
+		if err := writeReports(dir, sum, !opts.noTrend); err != nil {
 			return sum, fmt.Errorf("runner: reports: %w", err)
 		}
 	}

@@ -4,6 +4,7 @@
 //
 //	run [flags] [files | dirs | names] run scenarios and write results/<run-id>/
 //	certify [flags]                   probe a store's conditional writes: can it carry fencing?
+//	explore [flags]                   generate fault schedules, judge them, shrink what fails
 //	validate [files | dirs | names]   check scenarios without running anything
 //	report <results/run-id>           judge a stored run again and rewrite its reports
 //	list                              the shipped scenarios and the protocol variants
@@ -45,6 +46,8 @@ commands:
   run [flags] [files | dirs | names] run scenarios (default: the whole catalogue); -h for flags
   certify [--stack ... (as run)] [--client minio-go|aws-sdk|both] [--keys N] [--out dir] [--json]
                                     probe a store's conditional writes; exit 0 certified, 1 a HARD probe failed
+  explore --schedules N | --for D [--variant V] [--stack sim (default) | local | ...] [--confirm local|none]
+                                    generate fault schedules, judge each, shrink failures to scenarios
   validate [files | dirs | names]   check scenarios without running anything
   report <results/run-id>           judge a stored run again and rewrite its reports
   list                              the shipped scenarios and the protocol variants
@@ -64,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCmd(ctx, args[1:], stdout, stderr)
 	case "certify":
 		return certifyCmd(ctx, args[1:], stdout, stderr)
+	case "explore":
+		return exploreCmd(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
 	case "report":

@@ -1,0 +1,307 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/reports"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+)
+
+// ExploreOptions configure [Explore].
+type ExploreOptions struct {
+	// Out is the results folder; the exploration writes Out/<ID>/. "" means "results".
+	Out string
+	ID  string
+	// Env is the stack the schedules run on. On the simulated stack (*env.Sim) every
+	// schedule gets a fresh in-memory store; on another stack the exploration claims Prefix
+	// and runs each schedule under a sub-prefix of its own.
+	Env    env.Env
+	Prefix string
+	// Confirm, when set, opens the stack a shrunk failure is re-run on (once, at the first
+	// failure); ConfirmStack names it. The returned func releases it.
+	Confirm      func(ctx context.Context) (env.Env, func(), error)
+	ConfirmStack string
+	Variant      string // the protocol variant explored; "" means correct
+	Client       string // the store client on network stacks; "" means minio-go
+	Seed         uint64 // schedule i (from 0) uses Seed+i
+	// Schedules and For bound the exploration; at least one must be set.
+	Schedules int
+	For       time.Duration
+	// Jobs is how many schedules run at once; 0 means 8 per CPU on the simulated stack, 1
+	// elsewhere.
+	Jobs int
+	// Replays is how many times a shrunk failure is replayed on Env; 0 means 20.
+	Replays int
+	// Shrink is how many distinct failures (by violated invariants) are shrunk, replayed and
+	// confirmed; 0 means 3. The others are counted and listed unshrunk.
+	Shrink      int
+	StopAtFirst bool
+	Logger      *slog.Logger
+	// Progress, when set, is called after every schedule.
+	Progress func(done, total, failed int)
+	Command  string
+}
+
+// found is one failing schedule as the loop saw it.
+type found struct {
+	index    int
+	seed     uint64
+	sc       *scenarios.Scenario
+	violated []string
+	res      *outcome.CellResult
+}
+
+// exploration is the state of one Explore call.
+type exploration struct {
+	o      ExploreOptions
+	dir    string
+	log    *slog.Logger
+	x      *outcome.Exploration
+	runs   atomic.Int64 // schedule runs, for fresh sub-prefixes
+	mu     sync.Mutex
+	found  []found
+	errors []string
+}
+
+// Explore generates schedules from seeds, runs each on o.Env, judges it with the checker,
+// and shrinks, replays and confirms the failures it finds. It writes explore.json and
+// explore.html into its folder, one folder per shrunk failure's recorded run, and the shrunk
+// scenarios under failures/.
+func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error) {
+	if o.Schedules <= 0 && o.For <= 0 {
+		return nil, outcome.BadInput(errors.New("explore: give a budget: --schedules N or --for DURATION"))
+	}
+	if _, err := explore.Generate(o.Seed, explore.GenOptions{Variant: o.Variant}); err != nil {
+		return nil, outcome.BadInput(fmt.Errorf("explore: %w", err))
+	}
+	o.defaults()
+	e := &exploration{o: o, dir: filepath.Join(o.Out, o.ID), log: o.Logger}
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("explore: results folder: %w", err)
+	}
+	e.x = &outcome.Exploration{ID: o.ID, Started: time.Now(), Stack: o.Env.Info().Stack, Confirm: o.ConfirmStack,
+		Variant: o.Variant, Client: o.Client, Seed: o.Seed, Budget: budget(o),
+		Coverage: outcome.Coverage{Faults: explore.Kinds(), Phases: explore.Phases()}}
+	if _, sim := o.Env.(*env.Sim); !sim {
+		release, err := e.claim(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	e.loop(ctx)
+	e.x.Duration = time.Since(e.x.Started)
+	if secs := e.x.Duration.Seconds(); secs > 0 {
+		e.x.Rate = float64(e.x.Schedules) / secs
+	}
+	e.failures(ctx)
+	e.x.ErrorSamples = e.errors
+	if err := reports.WriteExploration(e.dir, e.x); err != nil {
+		return e.x, fmt.Errorf("explore: report: %w", err)
+	}
+	return e.x, nil
+}
+
+func (o *ExploreOptions) defaults() {
+	if o.Out == "" {
+		o.Out = "results"
+	}
+	if o.ID == "" {
+		o.ID = "explore-" + NewRunID(time.Now())
+	}
+	if o.Variant == "" {
+		o.Variant = "correct"
+	}
+	if o.Client == "" {
+		o.Client = string(store.ClientMinio)
+	}
+	if o.Prefix == "" {
+		o.Prefix = o.ID + "/"
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = 1
+		if _, sim := o.Env.(*env.Sim); sim {
+			o.Jobs = 8 * runtime.GOMAXPROCS(0)
+		}
+	}
+	if o.Replays <= 0 {
+		o.Replays = 20
+	}
+	if o.Shrink <= 0 {
+		o.Shrink = 3
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+func budget(o ExploreOptions) string {
+	switch {
+	case o.Schedules > 0 && o.For > 0:
+		return fmt.Sprintf("%d schedules or %v", o.Schedules, o.For)
+	case o.Schedules > 0:
+		return fmt.Sprintf("%d schedules", o.Schedules)
+	}
+	return o.For.String()
+}
+
+// claim takes the exploration's prefix on a shared store; the returned func deletes what the
+// exploration wrote and the claim.
+func (e *exploration) claim(ctx context.Context) (func(), error) {
+	admin, err := env.Client(e.o.Env, store.ClientMinio)
+	if err != nil {
+		return nil, fmt.Errorf("explore: store client: %w", err)
+	}
+	c, err := store.ClaimPrefix(ctx, admin, e.o.Prefix, store.NewOwner(e.o.ID))
+	if err != nil {
+		return nil, fmt.Errorf("explore: refusing to run: %w", err)
+	}
+	return func() { release(ctx, c, e.log) }, nil
+}
+
+// loop runs schedules on o.Jobs workers until the budget, the clock or ctx ends it.
+func (e *exploration) loop(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if e.o.For > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, e.o.For)
+		defer stop()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range e.o.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if e.o.Schedules > 0 && i >= e.o.Schedules {
+					return
+				}
+				if e.schedule(ctx, i) && e.o.StopAtFirst {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	e.x.Stopped = "budget"
+	switch {
+	case e.o.StopAtFirst && e.x.Failed > 0:
+		e.x.Stopped = "first failure"
+	case e.o.For > 0 && (e.o.Schedules == 0 || e.x.Schedules < e.o.Schedules) && ctx.Err() != nil:
+		e.x.Stopped = "time"
+	}
+}
+
+// schedule generates, runs and judges schedule i; true when it failed.
+func (e *exploration) schedule(ctx context.Context, i int) bool {
+	seed := e.o.Seed + uint64(i)
+	sc, err := explore.Generate(seed, explore.GenOptions{Variant: e.o.Variant})
+	if err != nil {
+		e.note(i, seed, "generate: "+err.Error())
+		return false
+	}
+	res := e.run(ctx, e.o.Env, sc, seed)
+	if ctx.Err() != nil {
+		return false // cut short: it proves nothing and is not counted
+	}
+	cov := explore.CoverageOf(sc, res.Events, res.Ledger)
+	violated := violatedBy(res)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.x.Schedules++
+	e.x.Coverage.Merge(cov)
+	failed := false
+	switch res.Verdict {
+	case checker.Pass:
+		e.x.Passed++
+	case checker.Fail:
+		if len(violated) == 0 {
+			e.x.Inconclusive++ // a floor or an attestation, not an invariant
+			break
+		}
+		e.x.Failed++
+		failed = true
+		if e.x.FirstFailure == 0 || i+1 < e.x.FirstFailure {
+			e.x.FirstFailure = i + 1
+		}
+		e.found = append(e.found, found{index: i + 1, seed: seed, sc: sc, violated: violated, res: res})
+	case checker.Inconclusive:
+		e.x.Inconclusive++
+	default:
+		e.x.Errors++
+		e.noteLocked(i, seed, res.Error)
+	}
+	if e.o.Progress != nil {
+		e.o.Progress(e.x.Schedules, e.o.Schedules, e.x.Failed)
+	}
+	return failed
+}
+
+func (e *exploration) note(i int, seed uint64, msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.x.Schedules++
+	e.x.Errors++
+	e.noteLocked(i, seed, msg)
+}
+
+func (e *exploration) noteLocked(i int, seed uint64, msg string) {
+	if len(e.errors) < 10 {
+		e.errors = append(e.errors, fmt.Sprintf("schedule %d (seed %d): %s", i+1, seed, msg))
+	}
+}
+
+// run runs one schedule on stack, unpersisted: a fresh store on the simulated stack, a fresh
+// sub-prefix elsewhere.
+func (e *exploration) run(ctx context.Context, stack env.Env, sc *scenarios.Scenario, seed uint64) *outcome.CellResult {
+	prefix := e.o.Prefix + fmt.Sprintf("r%07d/", e.runs.Add(1))
+	if s, ok := stack.(*env.Sim); ok {
+		stack, prefix = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}, "x/"
+	}
+	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: e.o.Variant}, env: stack,
+		dir: filepath.Join(e.dir, "scratch"), log: slog.New(slog.DiscardHandler), ephemeral: true}
+	return r.cell(ctx, Cell{Scenario: sc, Variant: e.o.Variant, Seed: seed})
+}
+
+// violatedBy lists the invariants that failed, in the checker's order.
+func violatedBy(res *outcome.CellResult) []string {
+	var out []string
+	for _, ir := range res.Result.Invariants {
+		if ir.Status == checker.Fail {
+			out = append(out, ir.Name)
+		}
+	}
+	return out
+}
+
+// target is the invariant a shrink preserves: the first violated one in the catalogue's
+// order of importance.
+func target(violated []string) string {
+	for _, name := range scenarios.Invariants {
+		if slices.Contains(violated, name) {
+			return name
+		}
+	}
+	if len(violated) > 0 {
+		return violated[0]
+	}
+	return ""
+}

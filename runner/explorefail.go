@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+)
+
+// confirmTries is how many runs on the confirming stack a shrunk failure gets to reproduce.
+const confirmTries = 3
+
+// failures shrinks, replays and confirms the first failure of each group of failures that
+// violated the same invariants, up to o.Shrink groups; the others are listed as found.
+func (e *exploration) failures(ctx context.Context) {
+	var keys []string
+	groups := map[string][]found{}
+	for _, f := range sortedFound(e.found) {
+		k := strings.Join(f.violated, ",")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	cf := &confirmer{e: e}
+	defer cf.close()
+	for n, k := range keys {
+		f := groups[k][0]
+		ef := outcome.ExploredFailure{Invariants: f.violated, Target: target(f.violated), Seed: f.seed, Index: f.index,
+			Steps: len(f.sc.Steps), Narrative: f.res.Result.Narrative, Confirmed: "not tried", Writers: len(f.sc.Writers),
+			Rate: f.sc.Traffic.Rate}
+		ef.Original = e.save(fmt.Sprintf("%d-original.yaml", n+1), f.sc.Raw)
+		if n < e.o.Shrink && ctx.Err() == nil {
+			e.shrink(ctx, n+1, f, &ef, cf)
+		}
+		e.x.Failures = append(e.x.Failures, ef)
+	}
+}
+
+func sortedFound(fs []found) []found {
+	out := append([]found(nil), fs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].index < out[j-1].index; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// save writes a file under failures/ and returns its path relative to the exploration.
+func (e *exploration) save(name string, b []byte) string {
+	rel := filepath.Join("failures", name)
+	if err := os.MkdirAll(filepath.Join(e.dir, "failures"), 0o755); err == nil {
+		if err := os.WriteFile(filepath.Join(e.dir, rel), b, 0o644); err != nil {
+			e.log.Warn("explore: cannot save", "file", rel, "err", err)
+		}
+	}
+	return filepath.ToSlash(rel)
+}
+
+// judge runs a candidate schedule on the exploring stack and names what it violated.
+func (e *exploration) judge(seed uint64) explore.Judge {
+	return func(ctx context.Context, sc *scenarios.Scenario) ([]string, error) {
+		res := e.run(ctx, e.o.Env, sc, seed)
+		if res.Verdict == checker.Error {
+			return nil, errors.New(res.Error)
+		}
+		return violatedBy(res), nil
+	}
+}
+
+// shrink minimises failure f while it still violates its target, writes the result as a
+// scenario, replays it, records one run of it with its reports and confirms it.
+func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.ExploredFailure, cf *confirmer) {
+	small, stats, err := explore.Shrink(ctx, f.sc, ef.Target, e.judge(f.seed), explore.ShrinkOptions{})
+	ef.ShrinkRuns = stats.Runs
+	if err != nil || small == nil {
+		e.log.Warn("explore: shrinking failed", "seed", f.seed, "err", err)
+		small = f.sc
+	}
+	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, variant %s), shrunk from %d steps to %d. %s",
+		e.o.ID, f.index, f.seed, e.o.Variant, len(f.sc.Steps), len(small.Steps), ef.Narrative)
+	raw, err := scenarios.Marshal(small)
+	if err == nil {
+		small, err = scenarios.Parse(fmt.Sprintf("failures/%d.yaml", n), raw, scenarios.Options{})
+	}
+	if err != nil {
+		e.log.Warn("explore: the shrunk scenario does not load", "seed", f.seed, "err", err)
+		return
+	}
+	ef.YAML, ef.ShrunkSteps, ef.Writers, ef.Rate = string(raw), len(small.Steps), len(small.Writers), small.Traffic.Rate
+	ef.Scenario = e.save(fmt.Sprintf("%d.yaml", n), raw)
+	ef.Rerun = rerunCommand(e.o, f.seed, filepath.Join(e.dir, filepath.FromSlash(ef.Scenario)))
+	judge := e.judge(f.seed)
+	for range e.o.Replays {
+		if ctx.Err() != nil {
+			break
+		}
+		ef.Replays++
+		if v, err := judge(ctx, small); err == nil && contains(v, ef.Target) {
+			ef.ReplayHits++
+		}
+	}
+	ef.Cell = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
+	cf.confirm(ctx, n, small, f.seed, ef)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func rerunCommand(o ExploreOptions, seed uint64, file string) string {
+	args := []string{"fencebench", "run", "--stack", "sim", "--seed", strconv.FormatUint(seed, 10)}
+	if o.Variant != "" && o.Variant != "correct" {
+		args = append(args, "--variant", o.Variant)
+	}
+	return strings.Join(append(args, file), " ")
+}
+
+// record runs sc once as a persisted run named id (its cell folder, report.html and all) on
+// stack, and returns the cell's folder relative to the exploration, "" when it failed.
+func (e *exploration) record(ctx context.Context, id string, stack env.Env, sc *scenarios.Scenario, seed uint64) string {
+	_, err := e.recordRun(ctx, id, stack, sc, seed)
+	if err != nil {
+		e.log.Warn("explore: recording a failure", "run", id, "err", err)
+		return ""
+	}
+	return id + "/" + Cell{Scenario: sc, Variant: e.o.Variant}.ID()
+}
+
+func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, sc *scenarios.Scenario, seed uint64) (*outcome.CellResult, error) {
+	if s, ok := stack.(*env.Sim); ok {
+		stack = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}
+	}
+	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: e.o.Variant,
+		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(sum.Cells) != 1 {
+		return nil, fmt.Errorf("run %s has %d cells", id, len(sum.Cells))
+	}
+	return sum.Cells[0], nil
+}
+
+// confirmer re-runs shrunk failures on the confirming stack, opened at the first need.
+type confirmer struct {
+	e      *exploration
+	stack  env.Env
+	stop   func()
+	broken string
+}
+
+func (c *confirmer) close() {
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+func (c *confirmer) confirm(ctx context.Context, n int, sc *scenarios.Scenario, seed uint64, ef *outcome.ExploredFailure) {
+	if c.e.o.Confirm == nil || ctx.Err() != nil {
+		return
+	}
+	if c.stack == nil && c.broken == "" {
+		s, stop, err := c.e.o.Confirm(ctx)
+		if err != nil {
+			c.broken = err.Error()
+		} else {
+			c.stack, c.stop = s, stop
+		}
+	}
+	if c.broken != "" {
+		ef.Confirmed = "error: " + c.broken
+		return
+	}
+	ef.Confirmed = "not reproduced"
+	for try := 1; try <= confirmTries && ctx.Err() == nil; try++ {
+		id := fmt.Sprintf("confirm-%d-%d", n, try)
+		res, err := c.e.recordRun(ctx, id, c.stack, sc, seed)
+		if err != nil {
+			ef.Confirmed = "error: " + err.Error()
+			return
+		}
+		ef.ConfirmCell = id + "/" + res.ID
+		if res.Verdict == checker.Error {
+			ef.Confirmed = "error: " + res.Error
+			continue
+		}
+		if contains(violatedBy(res), ef.Target) {
+			ef.Confirmed = "reproduced"
+			return
+		}
+	}
+}
