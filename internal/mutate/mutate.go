@@ -94,7 +94,7 @@ func File(name string, src []byte) ([]Mutant, error) {
 		pos := tf.Position(p.pos)
 		id := fmt.Sprintf("%s:%d:%d:%s", name, pos.Line, pos.Column, p.kind)
 		if ids[id]++; ids[id] > 1 {
-			id = fmt.Sprintf("%s#%d", id, ids[id])
+			id = fmt.Sprintf("%s:%d", id, ids[id])
 		}
 		orig, mline := lineAt(src, pos.Offset), lineAt(mut, pos.Offset)
 		if p.note != "" {
