@@ -134,6 +134,11 @@ func TestClassification(t *testing.T) {
 			t.Errorf("%s: %q, want %q", k, got[k], w)
 		}
 	}
+	for _, m := range rep.Mutants {
+		if m.Status != equiv && m.Status != invalid && m.Seconds <= 0 {
+			t.Errorf("%s: %v seconds, want the time it took", m.ID, m.Seconds)
+		}
+	}
 	if len(got) != len(want) {
 		t.Errorf("got %d mutants %v, want %d", len(got), got, len(want))
 	}

@@ -52,9 +52,9 @@ func (d *driver) runAll(ctx context.Context, ms []mutate.Mutant, judged map[stri
 }
 
 // one builds and explores one mutant in a folder of its own, removed afterwards.
-func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[string]string) result {
+func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[string]string) (r result) {
 	start := time.Now()
-	r := result{Mutant: m}
+	r = result{Mutant: m}
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	if why, ok := judged[m.ID]; ok {
 		r.Status, r.Detail = equiv, "judged: "+why
