@@ -127,3 +127,21 @@ compare-stores: minio $(VERSITYGW)
 $(VERSITYGW):
 	@mkdir -p $(STORES_BIN)
 	CGO_ENABLED=0 GOBIN=$(STORES_BIN) $(GO) install $(VERSITYGW_MODULE)
+
+# Mutation score of the protocol's decision points (fence/, writers/): each mutant is built
+# with `go build -overlay` and explored on the simulated stack; results/mutate/mutate.txt lists
+# the survivors, and the target fails below MUTATE_MIN. Not part of `make test`: it builds and
+# explores hundreds of binaries. MUTATE_MAX (0: all) draws a sample with MUTATE_SEED;
+# mutate-equivalent.txt holds the mutants a person judged equivalent.
+MUTATE_EXPLORE ?= explore --stack sim --variant correct --schedules 300 --seed 1
+MUTATE_TIMEOUT ?= 3m
+MUTATE_MAX ?= 0
+MUTATE_SEED ?= 1
+MUTATE_MIN ?= 0.9
+
+.PHONY: mutate
+
+mutate:
+	$(GO) run ./cmd/mutate --jobs 2 --explore "$(MUTATE_EXPLORE)" --timeout $(MUTATE_TIMEOUT) \
+		--max $(MUTATE_MAX) --sample-seed $(MUTATE_SEED) --min $(MUTATE_MIN) \
+		--equivalent mutate-equivalent.txt --out results/mutate

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencebench/fencebench/internal/mutate"
+)
+
+// The statuses of a mutant.
+const (
+	killed    = "killed"
+	timedOut  = "killed-by-timeout"
+	survived  = "survived"
+	equiv     = "equivalent"
+	invalid   = "invalid"
+	errStatus = "error"
+)
+
+// result is what became of one mutant.
+type result struct {
+	mutate.Mutant
+	Status string
+	// Exit is the exploration's exit code, when it ran to an end.
+	Exit *int
+	// Detail is why a person judged it equivalent, the tail of a failed build's output, or
+	// the tail of an erring exploration's output.
+	Detail  string
+	Seconds float64
+}
+
+// driver builds and explores mutants in a temporary folder it owns.
+type driver struct {
+	c       config
+	dir     string // absolute module directory
+	tmp     string
+	bin     string // the binary's file name
+	base    [sha256.Size]byte
+	baseDur time.Duration
+	log     io.Writer
+	logMu   sync.Mutex
+}
+
+func newDriver(c config, log io.Writer) (*driver, error) {
+	dir, err := filepath.Abs(c.moduleDir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "mutate-")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Base(c.main)
+	if bin == "." || bin == string(filepath.Separator) {
+		bin = "bench"
+	}
+	return &driver{c: c, dir: dir, tmp: tmp, bin: bin, log: log}, nil
+}
+
+func (d *driver) close() { os.RemoveAll(d.tmp) }
+
+func (d *driver) logf(format string, args ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	fmt.Fprintf(d.log, "mutate: "+format+"\n", args...)
+}
+
+// baseline builds the unmutated bench and requires its exploration to pass.
+func (d *driver) baseline(ctx context.Context) error {
+	work := filepath.Join(d.tmp, "base")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return err
+	}
+	d.logf("building the unmutated %s", d.c.main)
+	sum, out, err := d.build(ctx, work, nil)
+	if err != nil {
+		return fmt.Errorf("the unmutated bench does not build: %v\n%s", err, out)
+	}
+	d.base = sum
+	d.logf("exploring the unmutated bench: %s", strings.Join(d.c.explore, " "))
+	start := time.Now()
+	code, timeout, out, err := d.explore(ctx, work)
+	d.baseDur = time.Since(start)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the unmutated exploration did not run: %v", err)
+	case timeout:
+		return fmt.Errorf("the unmutated exploration outlived --timeout %s", d.c.timeout)
+	case code != 0:
+		return fmt.Errorf("the unmutated exploration exits %d, want 0; no mutant can be judged against it\n%s", code, out)
+	}
+	d.logf("the unmutated exploration passed in %s", d.baseDur.Round(time.Millisecond))
+	if d.c.timeout < 2*d.baseDur {
+		d.logf("warning: --timeout %s is under twice the unmutated exploration's time; slow mutants may count as killed-by-timeout", d.c.timeout)
+	}
+	return nil
+}
+
+// build builds the bench into work with the overlay replace (nil: none) and returns the
+// binary's hash, or the build's output when it fails.
+func (d *driver) build(ctx context.Context, work string, replace map[string]string) ([sha256.Size]byte, string, error) {
+	if replace == nil {
+		replace = map[string]string{}
+	}
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": replace})
+	if err != nil {
+		return [sha256.Size]byte{}, "", err
+	}
+	ovPath := filepath.Join(work, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+		return [sha256.Size]byte{}, "", err
+	}
+	out := filepath.Join(work, d.bin)
+	args := append(append([]string{}, d.c.build[1:]...), "-overlay", ovPath, "-trimpath", "-o", out, d.c.main)
+	cmd := exec.CommandContext(ctx, d.c.build[0], args...)
+	cmd.Dir = d.dir
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return [sha256.Size]byte{}, tail(buf.String()), err
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return [sha256.Size]byte{}, "", err
+	}
+	return sha256.Sum256(b), "", nil
+}
+
+// explore runs the exploration against the binary in work, with work as its folder, and
+// returns its exit code, whether it outlived the timeout, and the tail of its output.
+func (d *driver) explore(ctx context.Context, work string) (int, bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(work, d.bin), d.c.explore...)
+	cmd.Dir = work
+	cmd.WaitDelay = 10 * time.Second
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return -1, true, tail(buf.String()), nil
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return -1, false, "", err
+	}
+	return cmd.ProcessState.ExitCode(), false, tail(buf.String()), nil
+}
+
+// tail is the end of a command's output, enough to say why it failed.
+func tail(s string) string {
+	const n = 2000
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}

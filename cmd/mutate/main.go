@@ -1,0 +1,178 @@
+// Command mutate measures how many mutants of the protocol's decision points an exploration
+// kills. For each mutant of internal/mutate (or a sample of them) it builds the bench with the
+// mutated file laid over the tree (go build -overlay, no copy of the tree), and runs the
+// exploration command against that binary:
+//
+//   - the build fails: invalid, not scored;
+//   - the binary is byte-identical to the unmutated build with the same flags: equivalent (the
+//     compiler removed the difference), not scored; so is a mutant listed, with its reason, in
+//     the equivalence file a person keeps (--equivalent);
+//   - the exploration exits 1 (an invariant failed): killed;
+//   - it exits 0: survived;
+//   - it outlives --timeout: killed-by-timeout, listed on its own and counted as a kill. The
+//     unmutated bench must finish its exploration (exit 0) before any mutant runs, and the
+//     tool warns when --timeout is under twice that run's time; a mutant that then hangs the
+//     exploration has broken the protocol's progress, which a run of the bench would notice
+//     as surely as a failed invariant (the usual convention of mutation testing);
+//   - any other exit: error, not scored.
+//
+// The score is killed (timeouts included) / (killed + survived). The results are written to
+// --out as mutate.json and mutate.txt (survivors with their one-line diff and file:line), and
+// the command exits 0 when the score reaches --min, 1 below it, 2 when no mutant was scored,
+// 254 on bad flags or an unreadable equivalence file, and 255 when the unmutated bench does
+// not build or does not pass its exploration: the codes of the bench itself.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/internal/mutate"
+)
+
+// The exit codes, the bench's own.
+const (
+	exitPass     = 0
+	exitFail     = 1
+	exitNoScore  = 2
+	exitBadInput = 254
+	exitHarness  = 255
+)
+
+// config is the command line.
+type config struct {
+	moduleDir  string
+	pkgs       []string
+	main       string
+	build      []string
+	explore    []string
+	timeout    time.Duration
+	jobs       int
+	max        int
+	sampleSeed uint64
+	only       *regexp.Regexp
+	equivalent string
+	equivSet   bool // --equivalent was given: a missing file is then an error
+	out        string
+	min        float64
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.moduleDir, "module-dir", ".", "the module whose packages are mutated and whose bench is built")
+	pkgs := fs.String("pkgs", "fence,writers", "comma-separated package directories to mutate, relative to --module-dir")
+	fs.StringVar(&c.main, "main", "./cmd/fencebench", "the main package built with each mutant")
+	build := fs.String("build", "go build", "the build command; -overlay, -trimpath, -o and --main are appended")
+	explore := fs.String("explore", "explore --stack sim --variant correct --schedules 300 --seed 1",
+		"the exploration: split on spaces and appended after the built binary")
+	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long one exploration may run")
+	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
+	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
+	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")
+	only := fs.String("only", "", "run only the mutants whose id matches this regular expression")
+	fs.StringVar(&c.equivalent, "equivalent", "mutate-equivalent.txt",
+		"mutant ids a person judged equivalent, one a line with a \"# why\" comment")
+	fs.StringVar(&c.out, "out", filepath.Join("results", "mutate"), "the folder of mutate.json and mutate.txt")
+	fs.Float64Var(&c.min, "min", 0.9, "the lowest passing score")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	fs.Visit(func(f *flag.Flag) { c.equivSet = c.equivSet || f.Name == "equivalent" })
+	if fs.NArg() != 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, p := range strings.Split(*pkgs, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.pkgs = append(c.pkgs, p)
+		}
+	}
+	c.build, c.explore = strings.Fields(*build), strings.Fields(*explore)
+	var err error
+	c.only, err = regexp.Compile(*only)
+	switch {
+	case err != nil:
+		return c, fmt.Errorf("--only: %v", err)
+	case len(c.pkgs) == 0 || len(c.build) == 0 || c.main == "":
+		return c, errors.New("--pkgs, --build and --main must not be empty")
+	case c.jobs < 1 || c.max < 0 || c.timeout <= 0:
+		return c, errors.New("--jobs and --timeout must be positive, --max not negative")
+	case c.min < 0 || c.min > 1:
+		return c, errors.New("--min must be between 0 and 1")
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "mutate:", err)
+		}
+		return exitBadInput
+	}
+	ms, judged, err := load(c)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return exitBadInput
+	}
+	d, err := newDriver(c, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return exitHarness
+	}
+	defer d.close()
+	if err := d.baseline(ctx); err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return exitHarness
+	}
+	results := d.runAll(ctx, ms, judged)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "mutate: interrupted")
+		return exitHarness
+	}
+	rep := newReport(c, d, results)
+	if err := rep.write(c.out); err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return exitHarness
+	}
+	fmt.Fprintln(stdout, rep.summary())
+	fmt.Fprintf(stdout, "mutate: %s\n", filepath.Join(c.out, "mutate.txt"))
+	return rep.exitCode()
+}
+
+// load enumerates the mutants, reads the equivalence file and draws the sample.
+func load(c config) ([]mutate.Mutant, map[string]string, error) {
+	all, err := mutate.Packages(c.moduleDir, c.pkgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	judged, err := readEquivalent(c.equivalent, c.equivSet)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ms []mutate.Mutant
+	for _, m := range all {
+		if c.only.MatchString(m.ID) {
+			ms = append(ms, m)
+		}
+	}
+	return sample(ms, c.max, c.sampleSeed), judged, nil
+}

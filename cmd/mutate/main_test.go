@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/internal/mutate"
+)
+
+// The tiny module: the main exits with lib.Code(len(os.Args)), or 1 when its first argument
+// is "fail"; each line of lib.go that the tests mutate leads to one classification.
+const (
+	tinyMain = `package main
+
+import (
+	"os"
+
+	"example.com/tiny/lib"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "fail" {
+		os.Exit(1)
+	}
+	if lib.Check() != nil {
+		os.Exit(3)
+	}
+	os.Exit(lib.Code(len(os.Args)))
+}
+`
+	tinyLib = `package lib
+
+const debug = false
+
+// Code is the exit code of the main.
+func Code(n int) int {
+	if debug && n == 7 {
+		return 1
+	}
+	if n > 100 {
+		return 2
+	}
+	for n < 0 {
+	}
+	return 0
+}
+
+// Check has nothing to fail.
+func Check() error {
+	err := 3
+	_ = err
+	return nil
+}
+`
+)
+
+// tinyModule writes the tiny module into a fresh folder and returns it.
+func tinyModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"go.mod": "module example.com/tiny\n\ngo 1.26\n", "main.go": tinyMain, "lib/lib.go": tinyLib}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runTiny runs the command on the tiny module with the exploration "x y" (three arguments)
+// and the extra flags, and returns its exit code, the report and the text report.
+func runTiny(t *testing.T, mod string, extra ...string) (int, report, string) {
+	t.Helper()
+	out := t.TempDir()
+	args := append([]string{"--module-dir", mod, "--pkgs", "lib", "--main", ".", "--explore", "x y",
+		"--timeout", "3s", "--out", out, "--equivalent", filepath.Join(mod, "none.txt")}, extra...)
+	if err := os.WriteFile(filepath.Join(mod, "none.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	var rep report
+	b, err := os.ReadFile(filepath.Join(out, "mutate.json"))
+	if err != nil {
+		return code, rep, ""
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "mutate.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, rep, string(txt)
+}
+
+// statusByLine maps "line:kind" to a mutant's status.
+func statusByLine(rep report) map[string]string {
+	out := map[string]string{}
+	for _, m := range rep.Mutants {
+		out[fmt.Sprintf("%d:%s", m.Line, m.Kind)] = m.Status
+	}
+	return out
+}
+
+func TestClassification(t *testing.T) {
+	mod := tinyModule(t)
+	only := `^lib/lib.go:(7:\d+:(flip-cmp|negate-cond|and-or)|10:\d+:(flip-cmp|negate-cond)|13:\d+:negate-cond|22:\d+:return-err)$`
+	code, rep, txt := runTiny(t, mod, "--only", only, "--jobs", "2", "--min", "0.9")
+	want := map[string]string{
+		"7:flip-cmp":     equiv,     // inside `debug &&` with debug a false constant: compiled away
+		"7:negate-cond":  killed,    // Code returns 1
+		"7:and-or":       survived,  // debug || n == 7 is false for n = 3
+		"10:flip-cmp":    survived,  // n >= 100 is false for n = 3
+		"10:negate-cond": errStatus, // Code returns 2
+		"13:negate-cond": timedOut,  // for !(n < 0) {} never ends
+		"22:return-err":  invalid,   // err is an int
+	}
+	got := statusByLine(rep)
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+	for _, m := range rep.Mutants {
+		if m.Status != equiv && m.Status != invalid && m.Seconds <= 0 {
+			t.Errorf("%s: %v seconds, want the time it took", m.ID, m.Seconds)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d mutants %v, want %d", len(got), got, len(want))
+	}
+	// (killed 1 + timeout 1) / (2 + survived 2) = 0.5, under 0.9.
+	if rep.Score == nil || *rep.Score != 0.5 || code != exitFail {
+		t.Errorf("score %v exit %d, want 0.5 and %d", rep.Score, code, exitFail)
+	}
+	for _, s := range []string{"lib/lib.go:10  lib/lib.go:10:", "  - if n > 100 {\n  + if n >= 100 {", "Killed by timeout"} {
+		if !strings.Contains(txt, s) {
+			t.Errorf("mutate.txt lacks %q:\n%s", s, txt)
+		}
+	}
+}
+
+func TestPassingScoreAndJudgedEquivalent(t *testing.T) {
+	mod := tinyModule(t)
+	ms, err := mutate.Packages(mod, []string{"lib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var survivor string
+	for _, m := range ms {
+		if m.Line == 10 && m.Kind == mutate.FlipCmp {
+			survivor = m.ID
+		}
+	}
+	eq := filepath.Join(mod, "eq.txt")
+	if err := os.WriteFile(eq, []byte("# judged by hand\n"+survivor+"  # n is never near 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	only := `^lib/lib.go:(7:\d+:negate-cond|10:\d+:flip-cmp)$`
+	code, rep, _ := runTiny(t, mod, "--only", only, "--equivalent", eq)
+	if st := statusByLine(rep); st["10:flip-cmp"] != equiv || st["7:negate-cond"] != killed {
+		t.Errorf("statuses %v, want the survivor judged equivalent and the negation killed", st)
+	}
+	if rep.Score == nil || *rep.Score != 1 || code != exitPass {
+		t.Errorf("score %v exit %d, want 1 and %d", rep.Score, code, exitPass)
+	}
+	// Nothing scored: inconclusive.
+	code, rep, _ = runTiny(t, mod, "--only", `^lib/lib.go:10:\d+:flip-cmp$`, "--equivalent", eq)
+	if rep.Score != nil || code != exitNoScore {
+		t.Errorf("score %v exit %d, want none and %d", rep.Score, code, exitNoScore)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	mod := tinyModule(t)
+	noWhy := filepath.Join(mod, "nowhy.txt")
+	if err := os.WriteFile(noWhy, []byte("lib/lib.go:10:7:flip-cmp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		flags []string
+		want  int
+	}{
+		{"no jobs", []string{"--jobs", "0"}, exitBadInput},
+		{"min above one", []string{"--min", "2"}, exitBadInput},
+		{"bad regexp", []string{"--only", "("}, exitBadInput},
+		{"missing package", []string{"--pkgs", "nope"}, exitBadInput},
+		{"equivalence without why", []string{"--equivalent", noWhy}, exitBadInput},
+		{"missing equivalence file", []string{"--equivalent", filepath.Join(mod, "absent.txt")}, exitBadInput},
+		{"build fails", []string{"--build", "false"}, exitHarness},
+		{"unmutated exploration fails", []string{"--explore", "fail"}, exitHarness},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, _ := runTiny(t, mod, append([]string{"--only", "^$"}, tc.flags...)...)
+			if code != tc.want {
+				t.Errorf("exit %d, want %d", code, tc.want)
+			}
+		})
+	}
+}
+
+func TestSample(t *testing.T) {
+	var ms []mutate.Mutant
+	for i := range 20 {
+		ms = append(ms, mutate.Mutant{ID: fmt.Sprint(i)})
+	}
+	a, b := sample(ms, 5, 7), sample(ms, 5, 7)
+	if len(a) != 5 {
+		t.Fatalf("sample of %d, want 5", len(a))
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			t.Fatalf("two samples with one seed differ: %v %v", a, b)
+		}
+		if i > 0 && len(a[i].ID) == len(a[i-1].ID) && a[i].ID < a[i-1].ID {
+			t.Errorf("sample out of order: %v", a)
+		}
+	}
+	if got := sample(ms, 0, 7); len(got) != 20 {
+		t.Errorf("--max 0 kept %d, want all 20", len(got))
+	}
+	if !regexp.MustCompile(`^\d+$`).MatchString(a[0].ID) {
+		t.Errorf("unexpected id %q", a[0].ID)
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// statuses in the order reports list them.
+var statuses = []string{killed, timedOut, survived, equiv, invalid, errStatus}
+
+// report is mutate.json.
+type report struct {
+	ModuleDir       string         `json:"module_dir"`
+	Packages        []string       `json:"packages"`
+	Main            string         `json:"main"`
+	Explore         string         `json:"explore"`
+	TimeoutSeconds  float64        `json:"timeout_seconds"`
+	BaselineSeconds float64        `json:"baseline_explore_seconds"`
+	Counts          map[string]int `json:"counts"`
+	// Score is (killed + killed-by-timeout) / (that + survived); absent when nothing was scored.
+	Score   *float64     `json:"score,omitempty"`
+	Min     float64      `json:"min"`
+	Mutants []jsonResult `json:"mutants"`
+}
+
+type jsonResult struct {
+	ID       string  `json:"id"`
+	File     string  `json:"file"`
+	Line     int     `json:"line"`
+	Col      int     `json:"col"`
+	Kind     string  `json:"kind"`
+	Original string  `json:"original"`
+	Mutated  string  `json:"mutated"`
+	Status   string  `json:"status"`
+	Exit     *int    `json:"exit,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
+	Seconds  float64 `json:"seconds"`
+}
+
+func newReport(c config, d *driver, rs []result) report {
+	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
+		TimeoutSeconds: c.timeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
+	for _, s := range statuses {
+		r.Counts[s] = 0
+	}
+	for _, x := range rs {
+		r.Counts[x.Status]++
+		r.Mutants = append(r.Mutants, jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
+			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds})
+	}
+	k := r.Counts[killed] + r.Counts[timedOut]
+	if n := k + r.Counts[survived]; n > 0 {
+		s := float64(k) / float64(n)
+		r.Score = &s
+	}
+	return r
+}
+
+func (r report) exitCode() int {
+	switch {
+	case r.Score == nil:
+		return exitNoScore
+	case *r.Score < r.Min:
+		return exitFail
+	}
+	return exitPass
+}
+
+func (r report) summary() string {
+	var b strings.Builder
+	b.WriteString("mutate:")
+	for _, s := range statuses {
+		fmt.Fprintf(&b, " %s %d,", s, r.Counts[s])
+	}
+	if r.Score == nil {
+		fmt.Fprintf(&b, " no mutant scored (minimum %.2f)", r.Min)
+	} else {
+		fmt.Fprintf(&b, " score %.3f (minimum %.2f)", *r.Score, r.Min)
+	}
+	return b.String()
+}
+
+func (r report) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s)\n\n", strings.Join(r.Packages, ", "),
+		r.Explore, time.Duration(r.TimeoutSeconds*float64(time.Second)))
+	b.WriteString(r.summary() + "\n")
+	b.WriteString("score = (killed + killed-by-timeout) / (killed + killed-by-timeout + survived)\n")
+	r.list(&b, survived, "Survivors: the exploration passed with these changes")
+	r.list(&b, timedOut, "Killed by timeout: the exploration did not finish")
+	r.list(&b, errStatus, "Errors: the exploration ended neither 0 nor 1")
+	return b.String()
+}
+
+func (r report) list(b *strings.Builder, status, title string) {
+	if r.Counts[status] == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s (%d)\n", title, r.Counts[status])
+	for _, m := range r.Mutants {
+		if m.Status != status {
+			continue
+		}
+		mutated := m.Mutated
+		if mutated == "" {
+			mutated = "(line removed)"
+		}
+		fmt.Fprintf(b, "\n%s:%d  %s\n  - %s\n  + %s\n", m.File, m.Line, m.ID, m.Original, mutated)
+		if m.Detail != "" && status == errStatus {
+			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(m.Detail, "\n", "\n  "))
+		}
+	}
+}
+
+// write writes mutate.json and mutate.txt into dir.
+func (r report) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mutate.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "mutate.txt"), []byte(r.text()), 0o644)
+}
