@@ -26,6 +26,8 @@ type index struct {
 
 	// ambiguous write events resolved from the ledger: position -> outcome.
 	resolved map[int32]Resolution
+	// alias maps a restarted writer to the incarnation it replaced (history.Restart).
+	alias map[string]string
 
 	recovered    *idMap // op -> 1, the auditor's recovered set; nil when unknown
 	recoveredSrc string // where recovered came from, for narratives
@@ -172,8 +174,27 @@ func buildIndex(in Input) *index {
 	if x.recoveredSrc != "" && x.auditTerm != 0 {
 		x.recoveredSrc += fmt.Sprintf(" (term %d)", x.auditTerm)
 	}
+	x.alias = map[string]string{}
+	for i := range x.ev {
+		if e := &x.ev[i]; e.Kind == history.Restart && e.Detail != "" && e.Detail != e.Writer {
+			x.alias[e.Writer] = e.Detail
+		}
+	}
 	x.resolved = resolveAmbiguous(x)
 	return x
+}
+
+// pathOf is the name the ledger records w's requests under: its first incarnation's, since a
+// restarted writer reaches the store by its predecessor's path.
+func (x *index) pathOf(w string) string {
+	for range len(x.alias) {
+		p, ok := x.alias[w]
+		if !ok {
+			break
+		}
+		w = p
+	}
+	return w
 }
 
 // historyOrder returns the positions of ev ordered by invoke time, then ID. It sorts small

@@ -65,7 +65,7 @@ func resolveAmbiguous(x *index) map[int32]Resolution {
 	for _, p := range x.order {
 		e := &x.ev[p]
 		if writesKey(e.Kind) && e.Key != "" {
-			k := wkey{e.Writer, e.Key}
+			k := wkey{x.pathOf(e.Writer), e.Key}
 			writes[k] = append(writes[k], p)
 		}
 	}

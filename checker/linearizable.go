@@ -409,7 +409,7 @@ func (x *index) writersOutsideLedger() []string {
 	var out []string
 	for i := range x.ev {
 		e := &x.ev[i]
-		if writesKey(e.Kind) && isFenceKey(e.Key) && !seen[e.Writer] && e.Invoke <= last &&
+		if writesKey(e.Kind) && isFenceKey(e.Key) && !seen[x.pathOf(e.Writer)] && e.Invoke <= last &&
 			!slices.Contains(out, e.Writer) {
 			out = append(out, e.Writer)
 		}

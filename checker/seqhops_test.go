@@ -80,3 +80,24 @@ func TestAmbiguousTwinSealThatLandedJustifiesTheFence(t *testing.T) {
 	wantStatus(t, Check(build(200, "b1").input()), NoSpuriousFencing, Pass)
 	wantStatus(t, Check(build(412, "").input()), NoSpuriousFencing, Fail)
 }
+
+// TestRestartedWriterIsCoveredByItsPathsLedger: a restarted incarnation reaches the store by
+// its predecessor's path, so the ledger names the predecessor. With the restart recorded the
+// store's history is complete and linearizability is judged; without it the incarnation's
+// fence writes look unrecorded and the check is inconclusive.
+func TestRestartedWriterIsCoveredByItsPathsLedger(t *testing.T) {
+	build := func(recorded bool) *hb {
+		h := &hb{}
+		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+		h.put("a", k5, 1, 3, "", "*", 200, "a0")
+		h.add(history.Event{Kind: history.Crash, Writer: "a", Invoke: ms(20)})
+		if recorded {
+			h.add(history.Event{Kind: history.Restart, Writer: "a2", Detail: "a", Invoke: ms(30)})
+		}
+		h.claim("a2", 6, k6, 40, 50, 0, "n0", history.OK, "seal")
+		h.put("a", k6, 41, 42, "", "*", 200, "n0")
+		return h
+	}
+	wantStatus(t, Check(build(true).input()), StoreLinearizable, Pass)
+	wantStatus(t, Check(build(false).input()), StoreLinearizable, Inconclusive)
+}

@@ -84,6 +84,10 @@ const (
 	Crash  Kind = "crash"
 	Pause  Kind = "pause"
 	Resume Kind = "resume"
+	// Restart: Writer is a new incarnation of the crashed writer named in Detail, on the same
+	// node: it reaches the store by the same path, so the ledger records its requests under
+	// the first incarnation's name.
+	Restart Kind = "restart"
 	// StandDown: a relocation source stopped serving after a refused revert (not fenced).
 	StandDown Kind = "stand-down"
 	// Audit: the final auditor's recovery at Term; Ops is the recovered op set, the durability

@@ -280,6 +280,7 @@ func (w *Writer) Restart(ctx context.Context, as string, term int64) (*Writer, e
 	if err != nil {
 		return nil, err
 	}
+	w.c.cfg.Recorder.Record(history.Event{Kind: history.Restart, Writer: as, Detail: w.id})
 	return nw, nw.Promote(ctx, term)
 }
 
