@@ -34,6 +34,9 @@ type Exploration struct {
 	Failures []ExploredFailure `json:"failures,omitempty"`
 	// ErrorSamples are a few harness errors, each with the seed that hit it.
 	ErrorSamples []string `json:"error_samples,omitempty"`
+	// InconclusiveWhy counts the inconclusive schedules by the checker's first reason, its
+	// numbers blanked ("only # ops acknowledged").
+	InconclusiveWhy map[string]int `json:"inconclusive_why,omitempty"`
 }
 
 // Coverage counts which fault kinds met which protocol phases across an exploration: a fault
@@ -122,6 +125,9 @@ type ExploredFailure struct {
 	// violation; Narrative the checker's account of it.
 	Cell      string `json:"cell,omitempty"`
 	Narrative string `json:"narrative,omitempty"`
+	// FoundCell is the failing schedule's own run as it happened (cell folder, relative),
+	// kept whether or not the shrunk scenario replays it.
+	FoundCell string `json:"found_cell,omitempty"`
 	// Replays of the shrunk scenario on the exploring stack, and how many violated Target.
 	Replays    int `json:"replays"`
 	ReplayHits int `json:"replay_hits"`

@@ -39,6 +39,8 @@ type failureView struct {
 	CellHref     string `json:"cell_href,omitempty"`
 	ConfirmCell  string `json:"confirm_cell,omitempty"`
 	ConfirmHref  string `json:"confirm_href,omitempty"`
+	FoundCell    string `json:"found_cell,omitempty"`
+	FoundHref    string `json:"found_href,omitempty"`
 	Narrative    string `json:"narrative,omitempty"`
 	YAML         string `json:"yaml,omitempty"`
 	Rerun        string `json:"rerun,omitempty"`
@@ -77,6 +79,7 @@ func toFailureView(f *outcome.ExploredFailure, confirm string, i int) failureVie
 		Original: f.Original, OriginalHref: localHref(f.Original),
 		Cell: f.Cell, CellHref: localPageHref(f.Cell, "report.html"),
 		ConfirmCell: f.ConfirmCell, ConfirmHref: localPageHref(f.ConfirmCell, "report.html"),
+		FoundCell: f.FoundCell, FoundHref: localPageHref(f.FoundCell, "report.html"),
 		Narrative: redactText(f.Narrative), YAML: redactText(f.YAML), Rerun: redactText(f.Rerun),
 	}
 	switch {

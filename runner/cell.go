@@ -207,8 +207,14 @@ func (cr *cellRun) run(ctx context.Context) error {
 
 	for _, w := range sc.Writers {
 		if w.Role == "primary" {
-			if err := cr.cluster.Writer(w.ID).Promote(ctx, w.Term); err != nil {
-				return harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
+			wr := cr.cluster.Writer(w.ID)
+			if err := wr.Promote(ctx, w.Term); err != nil {
+				// A step that crashed the writer mid-promotion, or a rival that fenced it, makes
+				// the failure an outcome the checker judges; anything else is the bench's.
+				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) {
+					return harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
+				}
+				cr.log.Debug("initial promotion ended by a step", "writer", w.ID, "err", err)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sync"
@@ -235,6 +236,7 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 	case checker.Fail:
 		if len(violated) == 0 {
 			e.x.Inconclusive++ // a floor or an attestation, not an invariant
+			e.why(res)
 			break
 		}
 		e.x.Failed++
@@ -245,6 +247,7 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 		e.found = append(e.found, found{index: i + 1, seed: seed, sc: sc, violated: violated, res: res})
 	case checker.Inconclusive:
 		e.x.Inconclusive++
+		e.why(res)
 	default:
 		e.x.Errors++
 		e.noteLocked(i, seed, res.Error)
@@ -254,6 +257,20 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 	}
 	return failed
 }
+
+// why counts an inconclusive schedule under its first reason, numbers blanked.
+func (e *exploration) why(res *outcome.CellResult) {
+	reason := "no reason given"
+	if len(res.Result.Reasons) > 0 {
+		reason = digits.ReplaceAllString(res.Result.Reasons[0], "#")
+	}
+	if e.x.InconclusiveWhy == nil {
+		e.x.InconclusiveWhy = map[string]int{}
+	}
+	e.x.InconclusiveWhy[reason]++
+}
+
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 
 func (e *exploration) note(i int, seed uint64, msg string) {
 	e.mu.Lock()

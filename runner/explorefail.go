@@ -13,6 +13,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
 	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
 )
@@ -40,6 +41,7 @@ func (e *exploration) failures(ctx context.Context) {
 			Steps: len(f.sc.Steps), Narrative: f.res.Result.Narrative, Confirmed: "not tried", Writers: len(f.sc.Writers),
 			Rate: f.sc.Traffic.Rate}
 		ef.Original = e.save(fmt.Sprintf("%d-original.yaml", n+1), f.sc.Raw)
+		ef.FoundCell = e.keep(n+1, f)
 		if n < e.o.Shrink && ctx.Err() == nil {
 			e.shrink(ctx, n+1, f, &ef, cf)
 		}
@@ -66,6 +68,31 @@ func (e *exploration) save(name string, b []byte) string {
 		}
 	}
 	return filepath.ToSlash(rel)
+}
+
+// keep persists a failing schedule's run as it happened, with its report, as
+// found-<n>/<cell>/, and returns that cell folder relative to the exploration ("" when it
+// could not be written).
+func (e *exploration) keep(n int, f found) string {
+	id := fmt.Sprintf("found-%d", n)
+	dir := filepath.Join(e.dir, id)
+	c := Cell{Scenario: f.sc, Variant: e.o.Variant, Seed: f.seed}
+	r := &runner{opts: Options{RunID: id}, env: e.o.Env, dir: dir, log: e.log}
+	f.res.Dir = filepath.Join(dir, c.ID())
+	sum := &outcome.Summary{RunID: id, Dir: dir, Started: f.res.Started, Duration: f.res.Duration, Store: e.o.Env.Info(),
+		Command: e.o.Command, Preflight: &outcome.Preflight{}, Cells: []*outcome.CellResult{f.res}}
+	err := r.persist(c, f.res, 0)
+	if err == nil {
+		err = writeJSON(filepath.Join(dir, "run.json"), sum)
+	}
+	if err == nil {
+		err = reports.Write(dir, sum)
+	}
+	if err != nil {
+		e.log.Warn("explore: keeping a failing run", "run", id, "err", err)
+		return ""
+	}
+	return id + "/" + c.ID()
 }
 
 // judge runs a candidate schedule on the exploring stack and names what it violated.

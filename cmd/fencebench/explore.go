@@ -91,7 +91,7 @@ func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if tty {
 		o.Progress = exploreBar(stderr)
 	}
-	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", o.Variant, st.Env.Info().Stack, x.seed)
+	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", firstNonEmpty(o.Variant, "the correct protocol"), st.Env.Info().Stack, x.seed)
 	res, err := runner.Explore(ctx, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench explore: %v\n", err)
@@ -195,4 +195,13 @@ func exploreBar(w io.Writer) func(done, total, failed int) {
 		}
 		fmt.Fprintf(w, "\r\033[K%d schedules, %d failed", done, failed)
 	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }
