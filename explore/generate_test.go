@@ -27,6 +27,10 @@ func TestGenerateParsesAndIsDeterministic(t *testing.T) {
 		if !bytes.Equal(sc.Raw, again.Raw) {
 			t.Fatalf("seed %d drew two different schedules:\n%s\n---\n%s", seed, sc.Raw, again.Raw)
 		}
+		// The loaded scenario marshals back to the very text it was loaded from.
+		if data, err := scenarios.Marshal(sc); err != nil || !bytes.Equal(data, sc.Raw) {
+			t.Fatalf("seed %d: marshal of the loaded scenario differs (%v):\n%s\n---\n%s", seed, err, sc.Raw, data)
+		}
 		checkShape(t, seed, sc, o)
 	}
 }
@@ -65,7 +69,7 @@ func checkShape(t *testing.T, seed uint64, sc *scenarios.Scenario, o GenOptions)
 	}
 }
 
-// kindOf is the coverage row a step counts under, "" for the steps that inject nothing.
+// stepKind names a step for the variety count: its fault kind, or its action.
 func stepKind(st scenarios.Step) string {
 	if st.Action == scenarios.HTTP {
 		return httpKind(st.Params.Rule)

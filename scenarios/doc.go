@@ -14,4 +14,8 @@
 // parameters, checks, whether a window applies, whether the fault toggles on a planned
 // rhythm, the fault it injects), which the parser, validation, the runner and the reports
 // read. A step's network or request fault is a faults.Fault ([Step.Fault]).
+//
+// [Marshal] writes a Scenario back as YAML in the catalogue's style; [Parse] of that text
+// gives back an equal Scenario (positions and the file's bytes aside), so a scenario built
+// in code is validated by the same loader as one a user wrote.
 package scenarios

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func roundTrip(t *testing.T, sc *Scenario) []byte {
 	if err != nil {
 		t.Fatalf("%s: marshal: %v", sc.Name, err)
 	}
-	back, err := Parse(sc.Name+".yaml", data, Options{Variants: testVariants})
+	back, err := Parse(sc.Name+".yaml", data, Options{Variants: variantsOf(sc)})
 	if err != nil {
 		t.Fatalf("%s: parse of the marshalled text: %v\n%s", sc.Name, err, data)
 	}
@@ -177,4 +178,80 @@ func TestFormatDuration(t *testing.T) {
 			t.Errorf("FormatDuration(%v) = %q reads back as %v (%v)", d, FormatDuration(d), back, err)
 		}
 	}
+}
+
+// FuzzMarshalRoundTrip: whatever text Parse accepts, its scenario marshals to text that
+// Parse reads back equal, and marshalling that gives the same text again.
+func FuzzMarshalRoundTrip(f *testing.F) {
+	entries, err := catalogueFS.ReadDir("catalogue")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := catalogueFS.ReadFile("catalogue/" + e.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	if data, err := Marshal(everyAction()); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("fuzz.yaml", data, Options{})
+		if err != nil {
+			return
+		}
+		once := roundTrip(t, withDefaults(sc))
+		back, err := Parse("fuzz.yaml", once, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice, err := Marshal(back)
+		if err != nil || string(twice) != string(once) {
+			t.Fatalf("marshal is not stable (%v):\n%s\n---\n%s", err, once, twice)
+		}
+	})
+}
+
+// variantsOf checks variants against the registered ones, unless sc names others (a fuzzed
+// scenario may).
+func variantsOf(sc *Scenario) []string {
+	for _, k := range sc.Kills {
+		if !slices.Contains(testVariants, k.Variant) {
+			return nil
+		}
+	}
+	if !slices.Contains(testVariants, sc.Protocol) {
+		return nil
+	}
+	return testVariants
+}
+
+// withDefaults fills the fields the loader accepts empty (an empty enum value such as
+// `verdict: ""`) with the default Marshal leaves them to, as Marshal's doc says.
+func withDefaults(sc *Scenario) *Scenario {
+	c := *sc
+	if c.Expect.Verdict == "" {
+		c.Expect.Verdict = "pass"
+	}
+	if c.Expect.FaultsMustFire == "" {
+		c.Expect.FaultsMustFire = "all"
+	}
+	if c.Protocol == "" {
+		c.Protocol = "correct"
+	}
+	c.Writers = append([]Writer(nil), sc.Writers...)
+	for i := range c.Writers {
+		if c.Writers[i].Role == "" {
+			c.Writers[i].Role = "standby"
+		}
+	}
+	c.Steps = append([]Step(nil), sc.Steps...)
+	for i := range c.Steps {
+		if c.Steps[i].Action == Partition && c.Steps[i].Params.Mode == "" {
+			c.Steps[i].Params.Mode = "refuse"
+		}
+	}
+	return &c
 }
