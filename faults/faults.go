@@ -271,6 +271,20 @@ func (b *Bench) isClosed() bool {
 	return b.closed
 }
 
+// Drain waits until no request is in the L7 proxies any more (a request held by a delay rule
+// lands at the store first), or ctx ends. Call it once the clients stopped sending, before
+// reading the store directly: nothing of a path reaches the store after it returns nil.
+func (b *Bench) Drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { b.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("faults: requests still in flight: %w", ctx.Err())
+	}
+}
+
 // Close stops everything the bench started: Toxiproxy proxies, L7
 // listeners and handlers, every connection a path handed out and the idle connections towards
 // the store. It is idempotent; the ledger stays readable afterwards.

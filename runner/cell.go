@@ -288,7 +288,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cr.stopping = true
 	cr.mu.Unlock()
 	cr.healAll()
-	settle, cancelSettle := context.WithTimeout(ctx, 10*time.Second)
+	settle, cancelSettle := cr.clock.WithTimeout(ctx, settleTimeout)
 	if err := cr.cluster.Settle(settle); err != nil {
 		cr.log.Warn("writers did not settle", "err", err)
 	}
@@ -296,6 +296,13 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cancel() // ends background actions still blocked (a promotion stuck behind a fault)
 	cr.bg.Wait()
 	cr.cluster.Close()
+	// A request held by a delay rule still lands: the auditor reads the store after it did,
+	// so its own sweep cannot race a writer's late write.
+	dctx, cancelDrain := context.WithTimeout(context.Background(), cr.clock.Real(settleTimeout)+5*time.Second)
+	if err := cr.fb.Drain(dctx); err != nil {
+		cr.fail(err)
+	}
+	cancelDrain()
 
 	// The auditor reads the store directly, not through any fault path.
 	direct, err := env.Client(cr.r.env, store.Client(cr.res.Client))
@@ -324,11 +331,17 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	return nil
 }
 
+// settleTimeout bounds, in scenario time, how long in-flight work may take to finish once the
+// schedule ended.
+const settleTimeout = 10 * time.Second
+
+// cellTimeout bounds a cell beyond its scenario duration: 60 seconds of scenario time, never
+// less than 5 real seconds (a compressed run's goroutines still need the CPU).
 func (cr *cellRun) cellTimeout() time.Duration {
 	if cr.r.opts.CellTimeout > 0 {
 		return cr.r.opts.CellTimeout
 	}
-	return 60 * time.Second
+	return max(cr.r.clock().Real(60*time.Second), 5*time.Second)
 }
 
 // storeFor builds a writer's client over its own fault path: the endpoint stays the real

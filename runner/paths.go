@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"crypto/x509"
 	"math/rand/v2"
 
@@ -15,6 +16,8 @@ import (
 // proxy, package faults) or the simulated ones (package sim). Both keep the ledger.
 type paths interface {
 	Ledger() []history.LedgerEntry
+	// Drain waits until nothing a writer sent is still on its way to the store.
+	Drain(ctx context.Context) error
 	Close() error
 }
 

@@ -88,6 +88,19 @@ func (b *Bench) Ledger() []history.LedgerEntry {
 	return out
 }
 
+// Drain waits until every delayed request has landed at the store, or ctx ends. Call it once
+// the writers stopped, before reading the store directly.
+func (b *Bench) Drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { b.late.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sim: delayed requests still on their way: %w", ctx.Err())
+	}
+}
+
 // Close releases every held call and waits for delayed requests to land.
 func (b *Bench) Close() error {
 	b.cancel()
