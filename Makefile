@@ -23,7 +23,7 @@ test: minio
 # history and ledger JSON Lines) for FUZZTIME, one after another; a crasher is saved under the
 # package's testdata/fuzz/ and fails the target.
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./scenarios/:FuzzParse ./fence/:FuzzDecode ./fence/:FuzzParseKey \
+FUZZ_TARGETS := ./scenarios/:FuzzParse ./scenarios/:FuzzMarshalRoundTrip ./fence/:FuzzDecode ./fence/:FuzzParseKey \
 	./history/:FuzzDecode ./history/:FuzzDecodeLedger
 
 fuzz:

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/reports"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// exploreSim explores on the simulated stack from seed 1 and returns the exploration's folder.
+func exploreSim(t testing.TB, variant string, schedules int, first bool) string {
+	t.Helper()
+	out := t.TempDir()
+	if _, err := Explore(context.Background(), ExploreOptions{Out: out, ID: "x", Env: env.NewSim(0), Variant: variant,
+		Seed: 1, Schedules: schedules, StopAtFirst: first, Replays: 5, Shrink: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(out, "x")
+}
+
+// The correct protocol survives a few hundred generated schedules on the simulated stack,
+// every one judged, and the exploration says what it exercised.
+func TestExploreCorrectProtocol(t *testing.T) {
+	dir := exploreSim(t, "", 300, false)
+	x, err := reports.ReadExploration(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Schedules != 300 || x.Failed != 0 || x.Errors != 0 || x.Passed+x.Inconclusive != 300 {
+		t.Fatalf("schedules %d: %d pass, %d fail, %d inconclusive, %d error (%v; %v)", x.Schedules, x.Passed, x.Failed,
+			x.Inconclusive, x.Errors, x.ErrorSamples, x.Failures)
+	}
+	if x.Passed < 250 {
+		t.Fatalf("only %d of 300 schedules passed: %v", x.Passed, x.InconclusiveWhy)
+	}
+	for _, phase := range []string{"claim", "seal", "sync", "cas", "transfer", "handoff", "gc"} {
+		if x.Coverage.PhaseSeen[phase] == 0 {
+			t.Errorf("no schedule reached phase %s: %v", phase, x.Coverage.PhaseSeen)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "explore.html")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A broken variant falls to generated schedules alone; the failure is shrunk to a scenario
+// the loader accepts, no longer than the schedule it came from, kept as found, and replayed.
+func TestExploreKillsVariants(t *testing.T) {
+	for _, v := range []string{"restore-before-claim", "no-sweep", "conflict-is-fenced", "no-seq", "revert-with-fresh-token"} {
+		t.Run(v, func(t *testing.T) {
+			dir := exploreSim(t, v, 600, true)
+			x, err := reports.ReadExploration(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Failed == 0 || len(x.Failures) == 0 {
+				t.Fatalf("%s survived %d schedules", v, x.Schedules)
+			}
+			f := x.Failures[0]
+			if f.Target == "" || !slices.Contains(f.Invariants, f.Target) || f.ShrunkSteps > f.Steps || f.Replays != 5 {
+				t.Fatalf("failure %+v", f)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, f.Scenario))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(f.Scenario, raw, scenarios.Options{})
+			if err != nil {
+				t.Fatalf("the shrunk scenario does not load: %v\n%s", err, raw)
+			}
+			if sc.Expect.Verdict != "fail" || !slices.Contains(sc.Expect.Violated, f.Target) {
+				t.Fatalf("the shrunk scenario does not state its violation: %+v", sc.Expect)
+			}
+			if _, err := os.Stat(filepath.Join(dir, f.FoundCell, "report.html")); err != nil {
+				t.Fatalf("the failing run as found was not kept: %v", err)
+			}
+		})
+	}
+}
+
+// Replay on the simulated stack: the seed fixes the schedule, the traffic's choices and the
+// fault plan, not the goroutines' interleaving. So a replay is judged by what it shows: the
+// verdict and the violated invariants are identical, and so is the protocol's story, the
+// sequence of each writer's protocol steps and their outcomes (promote, claim, restore-read,
+// fenced, crash, restart, transfer, handoff, adopt, revert, stand-down). What may differ:
+// every time (Invoke, Complete, ledger Time and Done), event and ledger IDs, how many ops the
+// traffic submitted and acknowledged (a slot the CPU missed is skipped) and therefore the
+// syncs, CAS steps, acks, store calls and the tokens and seqs that count them.
+func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
+	sc, err := explore.Generate(7, explore.GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		sc      *scenarios.Scenario
+		variant string
+	}{{sc, ""}}
+	for _, name := range []string{"partitioned-primary", "relocation-aborted-late"} {
+		cat, err := scenarios.Resolve([]string{name}, scenarios.Options{Variants: variants()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			sc      *scenarios.Scenario
+			variant string
+		}{cat[0], ""})
+	}
+	cases = append(cases, struct {
+		sc      *scenarios.Scenario
+		variant string
+	}{cases[1].sc, "no-sweep"})
+	for _, c := range cases {
+		t.Run(c.sc.Name+"/"+firstNonEmpty(c.variant, "correct"), func(t *testing.T) {
+			var want string
+			for i := range 10 {
+				e := &exploration{o: ExploreOptions{Variant: firstNonEmpty(c.variant, "correct"), Prefix: "x/"}, dir: t.TempDir()}
+				res := e.run(context.Background(), env.NewSim(0), c.sc, 42)
+				if res.Verdict == checker.Error {
+					t.Fatalf("replay %d: %s", i, res.Error)
+				}
+				got := string(res.Verdict) + " " + joinStr(violatedBy(res)) + "\n" + story(res.Events)
+				if i == 0 {
+					want = got
+					continue
+				}
+				if got != want {
+					t.Fatalf("replay %d differs:\n%s\nfirst:\n%s", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func joinStr(xs []string) string {
+	out := ""
+	for _, x := range xs {
+		out += x + ","
+	}
+	return out
+}
+
+// story is the protocol steps of a history, per writer, in order, with their outcomes.
+func story(evs []history.Event) string {
+	keep := map[history.Kind]bool{history.Promote: true, history.Claim: true, history.RestoreRead: true,
+		history.Fenced: true, history.Crash: true, history.Restart: true, history.Transfer: true, history.Handoff: true,
+		history.Adopt: true, history.Revert: true, history.StandDown: true}
+	per := map[string]string{}
+	var writers []string
+	for _, e := range evs {
+		if !keep[e.Kind] || e.Writer == "auditor" {
+			continue
+		}
+		if _, ok := per[e.Writer]; !ok {
+			writers = append(writers, e.Writer)
+		}
+		per[e.Writer] += string(e.Kind) + ":" + string(e.Outcome) + " "
+	}
+	slices.Sort(writers)
+	out := ""
+	for _, w := range writers {
+		out += w + ": " + per[w] + "\n"
+	}
+	return out
+}
+
+// BenchmarkExploreSim measures the simulated stack's throughput, checker included: schedules
+// per second of wall time (the target is 100/s on two cores).
+func BenchmarkExploreSim(b *testing.B) {
+	start := time.Now()
+	exploreSim(b, "", b.N, false)
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "schedules/s")
+}
