@@ -115,8 +115,9 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 		e.log.Warn("explore: shrinking failed", "seed", f.seed, "err", err)
 		small = f.sc
 	}
-	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, variant %s), shrunk from %d steps to %d. %s",
-		e.o.ID, f.index, f.seed, e.o.Variant, len(f.sc.Steps), len(small.Steps), ef.Narrative)
+	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, variant %s), shrunk from %d steps to %d "+
+		"while it still violated %s. As found: %s", e.o.ID, f.index, f.seed, e.o.Variant, len(f.sc.Steps), len(small.Steps),
+		ef.Target, firstLine(ef.Narrative))
 	raw, err := scenarios.Marshal(small)
 	if err == nil {
 		small, err = scenarios.Parse(fmt.Sprintf("failures/%d.yaml", n), raw, scenarios.Options{})
@@ -138,7 +139,11 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 			ef.ReplayHits++
 		}
 	}
-	ef.Cell = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
+	var rec *outcome.CellResult
+	ef.Cell, rec = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
+	if rec != nil && contains(violatedBy(rec), ef.Target) {
+		ef.Narrative = rec.Result.Narrative // the shrunk run's own account
+	}
 	cf.confirm(ctx, n, small, f.seed, ef)
 }
 
@@ -161,13 +166,18 @@ func rerunCommand(o ExploreOptions, seed uint64, file string) string {
 
 // record runs sc once as a persisted run named id (its cell folder, report.html and all) on
 // stack, and returns the cell's folder relative to the exploration, "" when it failed.
-func (e *exploration) record(ctx context.Context, id string, stack env.Env, sc *scenarios.Scenario, seed uint64) string {
-	_, err := e.recordRun(ctx, id, stack, sc, seed)
+func (e *exploration) record(ctx context.Context, id string, stack env.Env, sc *scenarios.Scenario, seed uint64) (string, *outcome.CellResult) {
+	res, err := e.recordRun(ctx, id, stack, sc, seed)
 	if err != nil {
 		e.log.Warn("explore: recording a failure", "run", id, "err", err)
-		return ""
+		return "", nil
 	}
-	return id + "/" + Cell{Scenario: sc, Variant: e.o.Variant}.ID()
+	return id + "/" + res.ID, res
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, sc *scenarios.Scenario, seed uint64) (*outcome.CellResult, error) {
