@@ -133,7 +133,7 @@ $(VERSITYGW):
 # the survivors, and the target fails below MUTATE_MIN. Not part of `make test`: it builds and
 # explores hundreds of binaries. MUTATE_MAX (0: all) draws a sample with MUTATE_SEED;
 # mutate-equivalent.txt holds the mutants a person judged equivalent.
-MUTATE_EXPLORE ?= explore --stack sim --variant correct --schedules 300 --seed 1
+MUTATE_EXPLORE ?= explore --stack sim --schedules 1000 --seed 1 --first --shrink 0 --confirm none
 MUTATE_TIMEOUT ?= 3m
 MUTATE_MAX ?= 0
 MUTATE_SEED ?= 1

@@ -49,7 +49,7 @@ type ExploreOptions struct {
 	// Replays is how many times a shrunk failure is replayed on Env; 0 means 20.
 	Replays int
 	// Shrink is how many distinct failures (by violated invariants) are shrunk, replayed and
-	// confirmed; 0 means 3. The others are counted and listed unshrunk.
+	// confirmed; 0 means 3, a negative value none. The others are listed as found.
 	Shrink      int
 	StopAtFirst bool
 	Logger      *slog.Logger
@@ -143,8 +143,11 @@ func (o *ExploreOptions) defaults() {
 	if o.Replays <= 0 {
 		o.Replays = 20
 	}
-	if o.Shrink <= 0 {
+	switch {
+	case o.Shrink == 0:
 		o.Shrink = 3
+	case o.Shrink < 0:
+		o.Shrink = 0 // failures are listed as found, none shrunk
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

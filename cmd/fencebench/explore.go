@@ -40,7 +40,7 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.confirm, "confirm", "local", "the stack a shrunk failure is re-run on: local, containers, external or none")
 	fs.IntVar(&x.jobs, "jobs", 0, "schedules run at once (default: 8 per CPU on sim, 1 elsewhere)")
 	fs.IntVar(&x.replays, "replays", 20, "replays of each shrunk failure on the exploring stack")
-	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm")
+	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm (0: none)")
 	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
 }
@@ -130,7 +130,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 func (x *exploreFlags) options(st *env.Opened, sf stackFlags, log *slog.Logger, red *redactor, command string) runner.ExploreOptions {
 	o := runner.ExploreOptions{Out: x.out, ID: x.runID, Env: st.Env, Prefix: st.Prefix, Variant: x.variant,
 		Client: x.client, Seed: x.seed, Schedules: x.schedules, For: x.dur, Jobs: x.jobs, Replays: x.replays,
-		Shrink: x.sh, StopAtFirst: x.first, Command: command, Logger: log}
+		Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Command: command, Logger: log}
 	if x.confirm != "none" {
 		o.ConfirmStack = x.confirm
 		co := sf.Options
@@ -204,4 +204,12 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// shrinkCount maps --shrink to ExploreOptions.Shrink, where 0 means the default.
+func shrinkCount(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
