@@ -58,6 +58,9 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return outcome.ExitBadInput
 	}
 	clients, ids, msg := certifyChoices(*client, *keys, *probes)
+	if sf.Stack == "sim" {
+		msg = "--stack sim: certify probes a store over S3 (raw requests, both SDKs); the simulated stack has no endpoint"
+	}
 	if msg != "" {
 		fmt.Fprintf(stderr, "fencebench certify: %s\n", msg)
 		return outcome.ExitBadInput
