@@ -18,7 +18,7 @@ type Judge func(ctx context.Context, sc *scenarios.Scenario) (violated []string,
 // ShrinkOptions tune Shrink.
 type ShrinkOptions struct {
 	// Tries is how many judge runs in a row a candidate must fail (violate the target) to be
-	// kept; 0 means 2.
+	// kept; 0 means 3.
 	Tries int
 	// MaxRuns is the budget of judge runs; 0 means 400.
 	MaxRuns int
@@ -46,7 +46,7 @@ var errBudget = errors.New("explore: shrink budget spent")
 // ends, Shrink returns the smallest scenario found so far with ctx's error.
 func Shrink(ctx context.Context, sc *scenarios.Scenario, target string, judge Judge, o ShrinkOptions) (*scenarios.Scenario, ShrinkStats, error) {
 	if o.Tries <= 0 {
-		o.Tries = 2
+		o.Tries = 3
 	}
 	if o.MaxRuns <= 0 {
 		o.MaxRuns = 400

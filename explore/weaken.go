@@ -98,6 +98,11 @@ func (s *shrinker) lower() bool {
 	for s.best.Traffic.Rate >= 40 && s.try(withTraffic(s.best, s.best.Traffic.Clients, float64(int(s.best.Traffic.Rate/2)))) {
 		changed = true
 	}
+	// A schedule whose steps wait for protocol events keeps its length: those events come as
+	// the traffic allows, and a shorter run would only make the failure a matter of luck.
+	if eventTriggered(s.best) {
+		return changed
+	}
 	floor := lastTimed(s.best) + 200*time.Millisecond
 	for d := s.best.Duration; s.stop == nil; {
 		next := max(floor, (d / 2).Truncate(100*time.Millisecond))
@@ -112,6 +117,15 @@ func (s *shrinker) lower() bool {
 		changed, d = true, next
 	}
 	return changed
+}
+
+func eventTriggered(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Trigger == scenarios.TriggerAfter {
+			return true
+		}
+	}
+	return false
 }
 
 // idleWriters are the declared writers after the first that nothing in the scenario names.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
@@ -129,22 +130,44 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	ef.YAML, ef.ShrunkSteps, ef.Writers, ef.Rate = string(raw), len(small.Steps), len(small.Writers), small.Traffic.Rate
 	ef.Scenario = e.save(fmt.Sprintf("%d.yaml", n), raw)
 	ef.Rerun = rerunCommand(e.o, f.seed, filepath.Join(e.dir, filepath.FromSlash(ef.Scenario)))
-	judge := e.judge(f.seed)
-	for range e.o.Replays {
-		if ctx.Err() != nil {
-			break
-		}
-		ef.Replays++
-		if v, err := judge(ctx, small); err == nil && contains(v, ef.Target) {
-			ef.ReplayHits++
-		}
-	}
+	ef.Replays, ef.ReplayHits = e.replay(ctx, small, f.seed, ef.Target)
 	var rec *outcome.CellResult
 	ef.Cell, rec = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
 	if rec != nil && contains(violatedBy(rec), ef.Target) {
 		ef.Narrative = rec.Result.Narrative // the shrunk run's own account
 	}
 	cf.confirm(ctx, n, small, f.seed, ef)
+}
+
+// replay runs sc o.Replays times on the exploring stack, as many at once as the exploration
+// ran schedules (the load the failure was found under), and counts the runs that violated
+// target.
+func (e *exploration) replay(ctx context.Context, sc *scenarios.Scenario, seed uint64, target string) (runs, hits int) {
+	judge := e.judge(seed)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, e.o.Jobs))
+	for range e.o.Replays {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			v, err := judge(ctx, sc)
+			mu.Lock()
+			defer mu.Unlock()
+			if ctx.Err() == nil {
+				runs++
+				if err == nil && contains(v, target) {
+					hits++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return runs, hits
 }
 
 func contains(xs []string, x string) bool {
