@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/fencebench/fencebench/store"
 )
 
 // Advance is validate-and-advance, called after the metadata upload and before the ack:
@@ -61,10 +63,20 @@ func (f *Fence) advance(ctx context.Context) error {
 		if earlier {
 			// The previous attempt at this seq may have landed after all (its answer was lost
 			// and its read-back failed); then this refusal is our own write, not a successor.
-			if rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err); rerr == nil {
-				return nil
-			} else if !errors.Is(rerr, ErrRetryable) {
-				return rerr
+			// Until a read tells which, the outcome stays unknown: fencing on it would fence a
+			// healthy owner whose own write moved the key.
+			obj, gerr := f.o.Store.Get(ctx, f.key)
+			switch {
+			case gerr == nil:
+				if rerr := f.judgeOwn(op, obj, attempted, f.o.AllocationID, err); !errors.Is(rerr, ErrRetryable) {
+					return rerr // our own write (nil), or an unreadable key
+				}
+				// Another writer's version: the CAS was lost.
+			case errors.Is(gerr, store.ErrConfig):
+				return f.harnessErr(op, gerr)
+			case !errors.Is(gerr, store.ErrNotFound):
+				f.unresolved = attempted
+				return f.retryable(op, fmt.Sprintf("refused, and the read-back that tells whether by our own earlier write failed (%v)", gerr), err)
 			}
 		}
 		return f.fence(op, "lost the CAS: the key moved past the held token"+f.diagnose(ctx), err)

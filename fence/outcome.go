@@ -89,6 +89,12 @@ func (f *Fence) resolve(ctx context.Context, op string, attempted int64, alloc s
 		}
 		return f.retryable(op, fmt.Sprintf("write outcome unknown and the read-back failed (%v)", err), cause)
 	}
+	return f.judgeOwn(op, obj, attempted, alloc, cause)
+}
+
+// judgeOwn decides from the key's current version whether it is this instance's write at seq
+// attempted: nil (adopted), retryable (another version), or an unreadable key's error.
+func (f *Fence) judgeOwn(op string, obj store.Object, attempted int64, alloc string, cause error) error {
 	c, derr := f.decode(obj.Body)
 	if f.o.Variant == AdoptWithoutIdentity {
 		seq := attempted

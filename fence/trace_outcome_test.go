@@ -149,3 +149,29 @@ func traceLostResponseUnresolved(t *testing.T, w *world, v Variant) {
 	mustOK(t, "twin claims", c.Claim(w.ctx))
 	wantErr(t, "A's retry refused by the twin", a.Advance(w.ctx), ErrFenced, "lost the CAS")
 }
+
+// TestRefusedByOwnLostWriteWhileReadsFail: a CAS lands but its answer is lost and the
+// read-back fails, so the outcome is unknown. The retry at the same seq is refused by that
+// very write, and the read that would tell fails again: the outcome is still unknown
+// (retryable), never fenced. Once a read succeeds the instance finds its own write and adopts
+// it. Exploration found this on MinIO: a flapping partition cut the answer and the reads, and
+// a healthy owner fenced itself.
+func TestRefusedByOwnLostWriteWhileReadsFail(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			f, fs := w.owner("a1", 5, false, Correct)
+			key := w.key(5)
+			fs.on("put-if-match", key, lose)
+			fs.on("get", key, drop)
+			wantErr(t, "the answer is lost and the read-back fails", f.Advance(w.ctx), ErrRetryable, "")
+			fs.on("get", key, drop)
+			wantErr(t, "refused by its own write while the read fails", f.Advance(w.ctx), ErrRetryable, "")
+			mustOK(t, "the next attempt reads its own write", f.Advance(w.ctx))
+			if f.Seq() != 1 {
+				t.Fatalf("seq %d after adopting its own write, want 1", f.Seq())
+			}
+			mustOK(t, "it carries on", f.Advance(w.ctx))
+		})
+	}
+}
