@@ -101,3 +101,31 @@ func TestRestartedWriterIsCoveredByItsPathsLedger(t *testing.T) {
 	wantStatus(t, Check(build(true).input()), StoreLinearizable, Pass)
 	wantStatus(t, Check(build(false).input()), StoreLinearizable, Inconclusive)
 }
+
+// TestWithdrawnCreateAfterASweepIsNoFork: c's higher-term claim sweeps term 5's key; b, a twin
+// at term 5, was creating that key at the same moment and its create lands on the emptied key
+// (its answer is lost, its claim stays ambiguous). b then learns of term 11 and is fenced,
+// never acting on the key again: nothing forked that anyone acts on. Had b gone on to write
+// the key, the recreated seq 0 would be a fork. Found by exploration.
+func TestWithdrawnCreateAfterASweepIsNoFork(t *testing.T) {
+	build := func(bActs bool) *hb {
+		h := &hb{}
+		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+		h.put("a", k5, 1, 3, "", "*", 200, "a0")
+		h.claim("b", 5, k5, 20, 90, 0, "", history.Ambiguous, "seal")
+		h.claim("c", 6, k6, 25, 40, 0, "c0", history.OK, "seal")
+		h.ledger(history.LedgerEntry{Writer: "c", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(30), Done: ms(31),
+			Forwarded: true, Status: 200, Delivered: true})
+		h.put("b", k5, 32, 33, "", "*", 200, "b0")
+		h.led[len(h.led)-1].Delivered = false
+		if bActs {
+			h.cas("b", 5, k5, 100, 110, 1, "b1", history.OK)
+			h.put("b", k5, 101, 102, "b0", "", 200, "b1")
+		} else {
+			h.fenced("b", 5, 95, "superseded by term 6")
+		}
+		return h
+	}
+	wantStatus(t, Check(build(false).input()), SeqMonotonic, Pass)
+	wantStatus(t, Check(build(true).input()), SeqMonotonic, Fail)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -80,6 +81,13 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 			res := x.resolved[i]
 			switch res.Outcome {
 			case ResolvedApplied:
+				if e.Kind == history.Claim && !x.actedOnAfter(e.Writer, e.Key, e.Invoke) {
+					// A claim that never completed and after which its writer never acted on
+					// the key (it learned of a higher term and withdrew, or was fenced): its
+					// create may have landed on a key a sweep had just removed, which ends
+					// nothing and forks nothing anyone acts on.
+					continue
+				}
 				if ledgerByID == nil {
 					ledgerByID = make(map[int64]int, len(x.in.Ledger))
 					for j := range x.in.Ledger {
@@ -109,6 +117,19 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 		chains[k] = ch
 	}
 	return chains, excused
+}
+
+// actedOnAfter reports whether w completed a write or an ack on key after t: a claim,
+// CAS, transfer, revert or adoption that succeeded, or an acknowledgement.
+func (x *index) actedOnAfter(w, key string, t time.Duration) bool {
+	for i := range x.ev {
+		e := &x.ev[i]
+		if e.Writer == w && e.Key == key && e.Invoke > t && e.Outcome == history.OK &&
+			(writesKey(e.Kind) || e.Kind == history.Ack) {
+			return true
+		}
+	}
+	return false
 }
 
 // placeAfter gives each write known only by the token it presented the seq that follows that
