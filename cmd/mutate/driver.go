@@ -22,6 +22,7 @@ import (
 const (
 	killed    = "killed"
 	timedOut  = "killed-by-timeout"
+	harness   = "killed-by-harness"
 	survived  = "survived"
 	equiv     = "equivalent"
 	invalid   = "invalid"

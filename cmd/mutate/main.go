@@ -14,9 +14,12 @@
 //     tool warns when --timeout is under twice that run's time; a mutant that then hangs the
 //     exploration has broken the protocol's progress, which a run of the bench would notice
 //     as surely as a failed invariant (the usual convention of mutation testing);
+//   - it exits 255 (harness errors: the bench could not run the protocol, e.g. the
+//     conditional-write probe or the auditor broke): killed-by-harness, listed on its own and
+//     counted as a kill, since the unmutated bench explored without one;
 //   - any other exit: error, not scored.
 //
-// The score is killed (timeouts included) / (killed + survived). The results are written to
+// The score is killed (timeouts and harness kills included) / (killed + survived). The results are written to
 // --out as mutate.json and mutate.txt (survivors with their one-line diff and file:line), and
 // the command exits 0 when the score reaches --min, 1 below it, 2 when no mutant was scored,
 // 254 on bad flags or an unreadable equivalence file, and 255 when the unmutated bench does

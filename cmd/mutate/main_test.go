@@ -49,6 +49,9 @@ func Code(n int) int {
 	}
 	for n < 0 {
 	}
+	if n == 42 {
+		return 255
+	}
 	return 0
 }
 
@@ -117,7 +120,7 @@ func statusByLine(rep report) map[string]string {
 
 func TestClassification(t *testing.T) {
 	mod := tinyModule(t)
-	only := `^lib/lib.go:(7:\d+:(flip-cmp|negate-cond|and-or)|10:\d+:(flip-cmp|negate-cond)|13:\d+:negate-cond|22:\d+:return-err)$`
+	only := `^lib/lib.go:(7:\d+:(flip-cmp|negate-cond|and-or)|10:\d+:(flip-cmp|negate-cond)|13:\d+:negate-cond|15:\d+:negate-cond|25:\d+:return-err)$`
 	code, rep, txt := runTiny(t, mod, "--only", only, "--jobs", "2", "--min", "0.9")
 	want := map[string]string{
 		"7:flip-cmp":     equiv,     // inside `debug &&` with debug a false constant: compiled away
@@ -126,7 +129,8 @@ func TestClassification(t *testing.T) {
 		"10:flip-cmp":    survived,  // n >= 100 is false for n = 3
 		"10:negate-cond": errStatus, // Code returns 2
 		"13:negate-cond": timedOut,  // for !(n < 0) {} never ends
-		"22:return-err":  invalid,   // err is an int
+		"15:negate-cond": harness,   // Code returns 255, the bench's harness-error exit
+		"25:return-err":  invalid,   // err is an int
 	}
 	got := statusByLine(rep)
 	for k, w := range want {
@@ -142,11 +146,11 @@ func TestClassification(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("got %d mutants %v, want %d", len(got), got, len(want))
 	}
-	// (killed 1 + timeout 1) / (2 + survived 2) = 0.5, under 0.9.
-	if rep.Score == nil || *rep.Score != 0.5 || code != exitFail {
-		t.Errorf("score %v exit %d, want 0.5 and %d", rep.Score, code, exitFail)
+	// (killed 1 + timeout 1 + harness 1) / (3 + survived 2) = 0.6, under 0.9.
+	if rep.Score == nil || *rep.Score != 0.6 || code != exitFail {
+		t.Errorf("score %v exit %d, want 0.6 and %d", ptrVal(rep.Score), code, exitFail)
 	}
-	for _, s := range []string{"lib/lib.go:10  lib/lib.go:10:", "  - if n > 100 {\n  + if n >= 100 {", "Killed by timeout"} {
+	for _, s := range []string{"lib/lib.go:10  lib/lib.go:10:", "  - if n > 100 {\n  + if n >= 100 {", "Killed by timeout", "Killed by the harness"} {
 		if !strings.Contains(txt, s) {
 			t.Errorf("mutate.txt lacks %q:\n%s", s, txt)
 		}
@@ -237,4 +241,11 @@ func TestSample(t *testing.T) {
 	if !regexp.MustCompile(`^\d+$`).MatchString(a[0].ID) {
 		t.Errorf("unexpected id %q", a[0].ID)
 	}
+}
+
+func ptrVal(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // statuses in the order reports list them.
-var statuses = []string{killed, timedOut, survived, equiv, invalid, errStatus}
+var statuses = []string{killed, timedOut, harness, survived, equiv, invalid, errStatus}
 
 // report is mutate.json.
 type report struct {
@@ -21,7 +21,8 @@ type report struct {
 	TimeoutSeconds  float64        `json:"timeout_seconds"`
 	BaselineSeconds float64        `json:"baseline_explore_seconds"`
 	Counts          map[string]int `json:"counts"`
-	// Score is (killed + killed-by-timeout) / (that + survived); absent when nothing was scored.
+	// Score is (killed + killed-by-timeout + killed-by-harness) / (that + survived); absent when
+	// nothing was scored.
 	Score   *float64     `json:"score,omitempty"`
 	Min     float64      `json:"min"`
 	Mutants []jsonResult `json:"mutants"`
@@ -52,7 +53,7 @@ func newReport(c config, d *driver, rs []result) report {
 		r.Mutants = append(r.Mutants, jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
 			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds})
 	}
-	k := r.Counts[killed] + r.Counts[timedOut]
+	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness]
 	if n := k + r.Counts[survived]; n > 0 {
 		s := float64(k) / float64(n)
 		r.Score = &s
@@ -89,9 +90,10 @@ func (r report) text() string {
 	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s)\n\n", strings.Join(r.Packages, ", "),
 		r.Explore, time.Duration(r.TimeoutSeconds*float64(time.Second)))
 	b.WriteString(r.summary() + "\n")
-	b.WriteString("score = (killed + killed-by-timeout) / (killed + killed-by-timeout + survived)\n")
+	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness) / (those + survived)\n")
 	r.list(&b, survived, "Survivors: the exploration passed with these changes")
 	r.list(&b, timedOut, "Killed by timeout: the exploration did not finish")
+	r.list(&b, harness, "Killed by the harness: the exploration ended with harness errors (exit 255)")
 	r.list(&b, errStatus, "Errors: the exploration ended neither 0 nor 1")
 	return b.String()
 }

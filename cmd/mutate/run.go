@@ -89,7 +89,10 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 		r.Status = timedOut
 	default:
 		r.Exit = &code
-		r.Status = map[int]string{0: survived, 1: killed}[code]
+		r.Status = map[int]string{0: survived, 1: killed, 255: harness}[code]
+		if r.Status == harness {
+			r.Detail = tail(out)
+		}
 		if r.Status == "" {
 			r.Status, r.Detail = errStatus, fmt.Sprintf("exit %d\n%s", code, out)
 		}
