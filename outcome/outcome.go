@@ -40,6 +40,22 @@ type Summary struct {
 	// scenario needs (a scenario acting on the store's drives or process, on a store the bench
 	// does not run), each with the reason.
 	NotApplicable []string `json:"not_applicable,omitempty"`
+	// Shard, when set, says the run did one part of a plan split across invocations
+	// (`run --shard K/N`); nil for a whole run, a merged one included.
+	Shard *Shard `json:"shard,omitempty"`
+	// MergedFrom names the shard runs a merged run was assembled from, in shard order; empty
+	// for a run that ran its cells itself.
+	MergedFrom []string `json:"merged_from,omitempty"`
+}
+
+// Shard is the part of a plan one sharded run did: cell i of the whole plan (in plan order)
+// belongs to shard i mod N, so N runs with K = 0..N-1 together run every cell exactly once.
+type Shard struct {
+	K int `json:"k"`
+	N int `json:"n"`
+	// Cells lists every cell id of the whole plan, in plan order, so the shards of one plan
+	// can be recognised and checked complete when they are merged.
+	Cells []string `json:"cells"`
 }
 
 // Preflight is the check of the store a run does once, before its first cell: racing

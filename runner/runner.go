@@ -60,6 +60,9 @@ type Options struct {
 	// Cleanup deletes every object under Prefix when the run ends (an external store), the
 	// claim's marker last; otherwise the objects and the marker stay for inspection.
 	Cleanup bool
+	// Shard, when set, runs only that part of the plan (see ParseShard); the summary records
+	// the shard and every cell id of the whole plan, for `fencebench merge`.
+	Shard *ShardSpec
 
 	// skipPreflight is a test seam: the run skips the pre-flight (its summary records an
 	// empty one), so a test can run cells on a store the pre-flight would refuse and show
@@ -131,8 +134,12 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 		defer release(ctx, claim, log)
 	}
 	cells, notHere := applicable(Cells(scs, opts.Variant, opts.Matrix, opts.Seed, DrawSeed), e)
+	var shard *outcome.Shard
+	if opts.Shard != nil {
+		cells, shard = selectShard(cells, *opts.Shard)
+	}
 	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
-		Command: opts.Command, Version: opts.BenchVersion, NotApplicable: notHere}
+		Command: opts.Command, Version: opts.BenchVersion, NotApplicable: notHere, Shard: shard}
 	r := &runner{opts: opts, env: e, dir: dir, log: log}
 	if env.UpstreamTLS(e.Config()) != nil {
 		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists

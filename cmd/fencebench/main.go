@@ -7,6 +7,7 @@
 //	explore [flags]                   generate fault schedules, judge them, shrink what fails
 //	validate [files | dirs | names]   check scenarios without running anything
 //	report <results/run-id>           judge a stored run again and rewrite its reports
+//	merge <out/run-id> <shard runs>   join the runs of run --shard K/N into one run folder
 //	list                              the shipped scenarios and the protocol variants
 //	smoke                             embedded MinIO round trip through both store adapters
 //
@@ -50,6 +51,8 @@ commands:
                                     generate fault schedules, judge each, shrink failures to scenarios
   validate [files | dirs | names]   check scenarios without running anything
   report <results/run-id>           judge a stored run again and rewrite its reports
+  merge <out/run-id> <shard-run-dir | folder of shard runs>...
+                                    join the runs of run --shard K/N into one run folder
   list                              the shipped scenarios and the protocol variants
   smoke                             embedded MinIO round trip through both store adapters
 
@@ -73,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	case "list":
 		return list(stdout)
 	case "smoke":

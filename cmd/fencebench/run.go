@@ -29,22 +29,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	red := newRedactor(args)
 	stdout, stderr = red.writer(stdout), red.writer(stderr)
 	defer recoverHarness("run", stderr, &code)
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 0, "seed for every scenario (0: the scenario's own, else drawn and printed)")
-	out := fs.String("out", "results", "results folder: the run writes <out>/<run-id>/ (a new folder) and <out>/index.html")
-	variant := fs.String("variant", "", "run every scenario with this protocol variant")
-	client := fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
-	matrix := fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
-	runID := fs.String("run-id", "", "name of the run's folder, one component of A-Z a-z 0-9 . _ -\n(default: the start time and a random suffix)")
-	verbose := fs.Bool("v", false, "debug logs")
-	storesFile := fs.String("stores", "", storesUsage)
-	var sf stackFlags
-	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue. Flags may stand anywhere.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs, f := runFlagSet(stderr)
+	seed, out, variant, client, matrix, runID, verbose, storesFile, sf := f.seed, f.out, f.variant, f.client, f.matrix, f.runID, f.verbose, f.stores, f.stack
 	names, err := parseAnywhere(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -55,6 +41,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if msg := checkRunFlags(*client, *variant, *matrix); msg != "" {
 		fmt.Fprintf(stderr, "fencebench run: %s\n", msg)
 		return outcome.ExitBadInput
+	}
+	var shard *runner.ShardSpec
+	if *f.shard != "" {
+		spec, err := runner.ParseShard(*f.shard)
+		if err != nil {
+			fmt.Fprintf(stderr, "fencebench run: %v\n", err)
+			return outcome.ExitBadInput
+		}
+		shard = &spec
 	}
 	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
@@ -71,7 +66,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		if s == nil {
 			return code
 		}
-		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Logger: logger,
+		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Shard: shard, Logger: logger,
 			Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version})
 	}
 	dir := filepath.Join(*out, *runID)
@@ -81,7 +76,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	}
 	defer func() { beforeCleanup(); st.Stop() }()
 	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
-		Matrix: *matrix, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
+		Matrix: *matrix, Shard: shard, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
 		Env: st.Env, Prefix: st.Prefix, Cleanup: st.Cleanup}
 	if tty {
 		opts.Progress = progressBar(stderr)
@@ -99,6 +94,36 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	}
 	printSummary(stdout, sum)
 	return endCode(ctx, "run", sink, stderr, sum.ExitCode())
+}
+
+// runFlags are the run command's flags once registered.
+type runFlags struct {
+	seed                                       *uint64
+	out, variant, client, runID, stores, shard *string
+	matrix, verbose                            *bool
+	stack                                      *stackFlags
+}
+
+// runFlagSet builds the run command's flag set, the one its command line is parsed with.
+func runFlagSet(stderr io.Writer) (*flag.FlagSet, *runFlags) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &runFlags{stack: &stackFlags{}}
+	f.seed = fs.Uint64("seed", 0, "seed for every scenario (0: the scenario's own, else drawn and printed)")
+	f.out = fs.String("out", "results", "results folder: the run writes <out>/<run-id>/ (a new folder) and <out>/index.html")
+	f.variant = fs.String("variant", "", "run every scenario with this protocol variant")
+	f.client = fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
+	f.matrix = fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
+	f.runID = fs.String("run-id", "", "name of the run's folder, one component of A-Z a-z 0-9 . _ -\n(default: the start time and a random suffix)")
+	f.verbose = fs.Bool("v", false, "debug logs")
+	f.stores = fs.String("stores", "", storesUsage)
+	f.shard = fs.String("shard", "", "run only shard `K/N` of the plan (0 <= K < N): cell i of the whole plan belongs to\nshard i mod N; `fencebench merge` joins the N shard runs into one")
+	f.stack.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue. Flags may stand anywhere.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	return fs, f
 }
 
 // checkRunFlags returns what is wrong with the run's protocol flags, "" when nothing.
