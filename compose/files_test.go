@@ -42,9 +42,10 @@ func TestComposeFileShape(t *testing.T) {
 	}
 }
 
-// TestNightlyWorkflowShape checks the example workflow: scheduled, starts the compose stack,
-// runs the catalogue with the kill matrix on the external stack, uploads the report,
-// publishes the JUnit results and always tears the stack down.
+// TestNightlyWorkflowShape checks the example workflow: scheduled, a matrix of shards x
+// clients that starts the compose stack, runs its shard of the catalogue with the kill matrix
+// on the external stack, uploads its run folder and always tears the stack down, and a final
+// job that merges the shards, uploads the report and publishes the JUnit results.
 func TestNightlyWorkflowShape(t *testing.T) {
 	b, err := os.ReadFile("nightly-workflow.yml")
 	if err != nil {
@@ -55,7 +56,11 @@ func TestNightlyWorkflowShape(t *testing.T) {
 			Schedule []map[string]string `yaml:"schedule"`
 		} `yaml:"on"`
 		Jobs map[string]struct {
-			Env   map[string]string `yaml:"env"`
+			Env      map[string]string `yaml:"env"`
+			Needs    string            `yaml:"needs"`
+			Strategy struct {
+				Matrix map[string][]any `yaml:"matrix"`
+			} `yaml:"strategy"`
 			Steps []struct {
 				Uses string `yaml:"uses"`
 				Run  string `yaml:"run"`
@@ -73,17 +78,23 @@ func TestNightlyWorkflowShape(t *testing.T) {
 	if !ok || job.Env["COMPOSE_FILE"] != "compose/docker-compose.yml" {
 		t.Fatalf("job catalogue with COMPOSE_FILE=compose/docker-compose.yml: %+v", job.Env)
 	}
+	if len(job.Strategy.Matrix["shard"]) < 2 || len(job.Strategy.Matrix["client"]) != 2 {
+		t.Fatalf("job catalogue: matrix %v, want shards x both clients", job.Strategy.Matrix)
+	}
+	if doc.Jobs["merge"].Needs != "catalogue" {
+		t.Fatal("no merge job after the catalogue's shards")
+	}
 	var all []string
 	down := false
-	for _, s := range job.Steps {
+	for _, s := range append(job.Steps, doc.Jobs["merge"].Steps...) {
 		all = append(all, s.Uses+" "+s.Run)
 		if strings.Contains(s.Run, "docker compose down -v") && s.If == "always()" {
 			down = true
 		}
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{"docker compose up -d", "--matrix", "--stack external", "actions/upload-artifact",
-		"action-junit-report"} {
+	for _, want := range []string{"docker compose up -d", "--matrix", "--stack external", "--shard", "actions/upload-artifact",
+		"actions/download-artifact", "fencebench merge", "action-junit-report"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the workflow lacks %q", want)
 		}
