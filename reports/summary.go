@@ -37,6 +37,10 @@ type Summary struct {
 	Totals SummaryTotals `json:"totals"`
 	// Cells has one entry per cell, in run order.
 	Cells []SummaryCell `json:"cells"`
+	// Shard is the part of a split plan this run did; nil for a whole run.
+	Shard *outcome.Shard `json:"shard,omitempty"`
+	// MergedFrom names the shard runs a merged run was assembled from.
+	MergedFrom []string `json:"merged_from,omitempty"`
 	// Preflight is what the racing probes found on the store before the first cell.
 	Preflight *outcome.Preflight `json:"preflight,omitempty"`
 	// StoreUnsafe names the racing probe the store failed and its witness; nil when it
@@ -98,6 +102,9 @@ type SummaryCell struct {
 	// StoreUnsafe, when set, says the cell was refused because the store failed the
 	// pre-flight.
 	StoreUnsafe *outcome.StoreUnsafe `json:"store_unsafe,omitempty"`
+	// Flaky marks a cell whose verdict kept changing over this run and the runs beside it
+	// that started before it (see WriteTrend).
+	Flaky bool `json:"flaky,omitempty"`
 }
 
 // Label is the cell's verdict as the reports show it: pass, fail, inconclusive or error, and
@@ -136,6 +143,8 @@ func summarize(run *outcome.Summary) Summary {
 		Cells:        []SummaryCell{},
 		Preflight:    run.Preflight,
 		StoreUnsafe:  run.Preflight.Unsafe(),
+		Shard:        run.Shard,
+		MergedFrom:   run.MergedFrom,
 	}
 	for i := range run.Cells {
 		c := run.Cells[i]

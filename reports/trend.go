@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +22,8 @@ type trendView struct {
 	Rows    []trendRow    `json:"rows"`
 	Changes []trendChange `json:"changes,omitempty"`
 	Notes   []string      `json:"notes,omitempty"`
+	// Flaky names the flaky cells, in row order.
+	Flaky []string `json:"flaky,omitempty"`
 }
 
 type trendRun struct {
@@ -38,6 +41,14 @@ type trendRow struct {
 	Scenario string        `json:"scenario"`
 	Kill     bool          `json:"kill,omitempty"`
 	Cells    []*trendEntry `json:"cells"`
+	// Flips counts the runs whose verdict differs from the cell's previous one; Flaky marks a
+	// cell that changed at least flakyFlips times, Failing one that does not pass in its
+	// newest run and is not flaky (a failure that stays).
+	Flips   int  `json:"flips"`
+	Flaky   bool `json:"flaky,omitempty"`
+	Failing bool `json:"failing,omitempty"`
+	// FirstSurvived is the oldest run in which a kill cell's variant survived.
+	FirstSurvived string `json:"first_survived,omitempty"`
 }
 
 type trendEntry struct {
@@ -53,9 +64,11 @@ type trendChange struct {
 	To   badge  `json:"to"`
 }
 
-// WriteTrend writes resultsDir/index.html: the verdict of every cell in every run found in
+// WriteTrend writes resultsDir/index.html and its data, resultsDir/trend.json: the verdict of every cell in every run found in
 // resultsDir (each subfolder holding a summary.json), newest run first, with every verdict
-// that differs from the same cell's verdict in the previous run that had it highlighted. A
+// that differs from the same cell's verdict in the previous run that had it highlighted, cells
+// that keep changing marked flaky apart from failures that stay, and for each kill cell the
+// run in which its variant first survived. A
 // summary that cannot be read is listed on the page rather than failing the whole page.
 func WriteTrend(resultsDir string) error {
 	entries, err := os.ReadDir(resultsDir)
@@ -86,6 +99,13 @@ func WriteTrend(resultsDir string) error {
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, "trend.html.tmpl", v); err != nil {
 		return fmt.Errorf("reports: trend: %w", err)
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: trend: %w", err)
+	}
+	if err := writeFile(filepath.Join(resultsDir, "trend.json"), append(data, '\n')); err != nil {
+		return err
 	}
 	return writeFile(filepath.Join(resultsDir, "index.html"), buf.Bytes())
 }
@@ -146,6 +166,7 @@ func buildTrend(sums []Summary) trendView {
 		return cmp.Compare(a.Cell, b.Cell)
 	})
 	markChanges(&v)
+	markStates(&v)
 	slices.SortStableFunc(v.Changes, func(a, b trendChange) int {
 		return cmp.Compare(slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == a.Run }),
 			slices.IndexFunc(v.Runs, func(r trendRun) bool { return r.ID == b.Run }))

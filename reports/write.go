@@ -65,7 +65,9 @@ func Write(dir string, run *outcome.Summary) error {
 	if err := writeFile(filepath.Join(dir, "junit.xml"), junit); err != nil {
 		return err
 	}
-	sum, err := json.MarshalIndent(summarize(run), "", "  ")
+	s := summarize(run)
+	markFlaky(dir, &s)
+	sum, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("reports: summary: %w", err)
 	}
