@@ -176,6 +176,26 @@ func TestInvariants(t *testing.T) {
 				f := h.fenced("a", 5, 50, "conflict 409")
 				return h, []int64{f}
 			}},
+		{name: "spurious/publish refused with nobody above", invariant: NoSpuriousFencing,
+			mentions: []string{"a (term 5) had a segment publication refused at 0.040s", "silenced a healthy shard"},
+			build: func() (*hb, []int64) {
+				h := &hb{}
+				h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+				h.op("a", 15, 1)
+				h.sync("a", 5, k5, 20, 1, "a1", 1)
+				p := h.simple(history.Publish, "a", 5, "", 40, 40, history.Fail, "fence unreadable; publish fails closed")
+				return h, []int64{p}
+			}},
+		{name: "spurious/publish refused after a higher claim", invariant: NoSpuriousFencing,
+			build: func() (*hb, []int64) {
+				h := &hb{}
+				h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+				h.op("a", 15, 1)
+				h.sync("a", 5, k5, 20, 1, "a1", 1)
+				h.claim("b", 6, k6, 30, 45, 0, "b0", history.Fail, "seal")
+				h.simple(history.Publish, "a", 5, "", 40, 40, history.Fail, "superseded by term 6")
+				return h, nil
+			}},
 		{name: "spurious/relocation target adopts after the transfer", invariant: NoSpuriousFencing,
 			build: func() (*hb, []int64) {
 				h := relocation(false)

@@ -102,6 +102,8 @@ type gen struct {
 	steps    []scenarios.Step
 	rules    int
 	strip    bool
+	shapeOf  string // the shape drawn first, "" for none
+	quiet    bool   // the shape needs a schedule without client traffic
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
@@ -113,6 +115,7 @@ func newGen(seed uint64, o GenOptions) *gen {
 func (g *gen) scenario() *scenarios.Scenario {
 	g.drawSwarm()
 	writers := g.drawWriters()
+	g.steps = g.drawShape()
 	sc := &scenarios.Scenario{
 		Name:     fmt.Sprintf("explore-%d", g.seed),
 		Seed:     g.seed,
@@ -125,7 +128,13 @@ func (g *gen) scenario() *scenarios.Scenario {
 	if sc.Protocol == "" {
 		sc.Protocol = string(fence.Correct)
 	}
+	if g.quiet {
+		sc.Traffic.Clients = 0
+	}
 	n := 1 + g.r.IntN(8)
+	if len(g.steps) > 0 {
+		n = min(len(g.steps)+g.r.IntN(4), maxSteps)
+	}
 	for tries := 0; len(g.steps) < n && tries < 4*n; tries++ {
 		g.drawStep(n - len(g.steps))
 	}
@@ -251,8 +260,12 @@ func (g *gen) describe() string {
 	if variant == "" {
 		variant = string(fence.Correct)
 	}
-	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.",
-		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "))
+	extra := ""
+	if g.shapeOf != "" {
+		extra += " Shape: " + g.shapeOf + "."
+	}
+	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.%s",
+		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "), extra)
 }
 
 func remove(xs []string, x string) []string {
