@@ -232,7 +232,11 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 		e.note(i, seed, "generate: "+err.Error())
 		return false
 	}
-	res := e.run(ctx, e.o.Env, sc, seed)
+	res, hung := e.watched(ctx, sc, seed)
+	if hung {
+		e.note(i, seed, fmt.Sprintf("the schedule did not finish within %v: abandoned (a bench bug: please report it with the seed)", hangLimit))
+		return false
+	}
 	if ctx.Err() != nil {
 		return false // cut short: it proves nothing and is not counted
 	}
@@ -296,6 +300,25 @@ func (e *exploration) note(i int, seed uint64, msg string) {
 func (e *exploration) noteLocked(i int, seed uint64, msg string) {
 	if len(e.errors) < 10 {
 		e.errors = append(e.errors, fmt.Sprintf("schedule %d (seed %d): %s", i+1, seed, msg))
+	}
+}
+
+// hangLimit bounds one schedule's run: far beyond any cell's own timeout, so only a run that
+// ignores its context (a bug of the bench) reaches it.
+const hangLimit = 3 * time.Minute
+
+// watched runs schedule sc and gives up on it after hangLimit, so one stuck schedule is an
+// error with its seed instead of the end of the exploration.
+func (e *exploration) watched(ctx context.Context, sc *scenarios.Scenario, seed uint64) (*outcome.CellResult, bool) {
+	done := make(chan *outcome.CellResult, 1)
+	go func() { done <- e.run(ctx, e.o.Env, sc, seed) }()
+	t := time.NewTimer(hangLimit)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res, false
+	case <-t.C:
+		return nil, true
 	}
 }
 
