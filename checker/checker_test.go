@@ -29,8 +29,11 @@ func TestBasePasses(t *testing.T) {
 	if r.Acked != 5 {
 		t.Errorf("got %d acked ops, want 5", r.Acked)
 	}
-	if len(r.Liveness.Fenced) != 1 || r.Liveness.Fenced[0].Writer != "a" || r.Liveness.Fenced[0].Delay != ms(26) {
-		t.Errorf("got liveness %+v, want a fenced 26ms after b's claim", r.Liveness.Fenced)
+	// b claims at 120ms; a acts again (its next CAS) at 140ms and is fenced at 146ms: the delay
+	// runs from a's action, when it could first learn its fate.
+	if f := r.Liveness.Fenced; len(f) != 1 || f[0].Writer != "a" || f[0].SupersededAt != ms(120) || f[0].ActedAt != ms(140) ||
+		f[0].Delay != ms(6) {
+		t.Errorf("got liveness %+v, want a superseded at 120ms, acting at 140ms, fenced 6ms later", r.Liveness.Fenced)
 	}
 	if len(r.Attestation) != 1 || !r.Attestation[0].Fired {
 		t.Errorf("got attestation %+v, want partition-a fired", r.Attestation)
