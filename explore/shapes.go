@@ -38,7 +38,7 @@ const maxSteps = 12
 // drawShape draws at most one shape for the seed (with probability one half, when the
 // cluster has a standby) and returns its steps.
 func (g *gen) drawShape() []scenarios.Step {
-	if len(g.standby) == 0 || g.chance(0.5) {
+	if g.clean || len(g.standby) == 0 || g.chance(0.5) {
 		return nil
 	}
 	g.shapeOf = g.oneOf(shapeNames)
