@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
 )
@@ -208,5 +209,28 @@ func TestExploreShardsSplitTheSchedules(t *testing.T) {
 	}
 	if _, err := Explore(context.Background(), ExploreOptions{Out: t.TempDir(), Env: env.NewSim(0), Schedules: 3, ShardK: 4, ShardN: 3}); err == nil {
 		t.Fatal("shard 4/3 accepted")
+	}
+}
+
+// A failure found on the simulated stack is shrunk and confirmed on a real MinIO through
+// Toxiproxy and the HTTP fault proxy.
+func TestExploreConfirmsOnMinIO(t *testing.T) {
+	srv := testenv.MinIO(t)
+	out := t.TempDir()
+	x, err := Explore(context.Background(), ExploreOptions{Out: out, ID: "x", Env: env.NewSim(0), Variant: "restore-before-claim",
+		Seed: 1, Schedules: 300, StopAtFirst: true, Replays: 3, Shrink: 1, Prefix: testenv.Prefix(t),
+		ConfirmStack: "local", Confirm: func(context.Context) (env.Env, func(), error) { return env.Local{Local: srv}, func() {}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Failures) == 0 {
+		t.Fatalf("restore-before-claim survived %d schedules", x.Schedules)
+	}
+	f := x.Failures[0]
+	if f.Confirmed != "reproduced" || f.ConfirmCell == "" {
+		t.Fatalf("confirmation on MinIO: %q (%s)", f.Confirmed, f.ConfirmCell)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x", f.ConfirmCell, "report.html")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -207,8 +207,10 @@ func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, s
 	if s, ok := stack.(*env.Sim); ok {
 		stack = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}
 	}
+	// A prefix beside the exploration's own (a store may hold both), deleted at the end.
+	prefix := strings.TrimSuffix(e.o.Prefix, "/") + "." + id + "/"
 	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: e.o.Variant,
-		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true})
+		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true, Prefix: prefix, Cleanup: true})
 	if err != nil {
 		return nil, err
 	}
