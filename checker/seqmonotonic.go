@@ -294,7 +294,8 @@ func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
 }
 
 // withdrawnCreate reports whether ledger entry i is a create its own writer took back before
-// anyone wrote the key again: the next applied change of the key is that writer's deletion.
+// anyone wrote the key again: the next applied change of the key after the create answered is
+// that writer's deletion (a sweep racing the create may have come first).
 // A copy re-creating its sealed key with the same body just after a higher term swept it, then
 // finding the higher term and withdrawing, revives the old token only until its own delete,
 // and nobody presents it meanwhile.
@@ -305,7 +306,9 @@ func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
 	}
 	for j := i + 1; j < len(ledger); j++ {
 		l := &ledger[j]
-		if !l.Applied() {
+		// A request that arrived while the create was in the store may have been applied
+		// before it: only what arrived after the create's answer comes after it for sure.
+		if !l.Applied() || l.Time < c.Done {
 			continue
 		}
 		switch {
