@@ -145,3 +145,22 @@ mutate:
 	$(GO) run ./cmd/mutate --jobs 2 --explore "$(MUTATE_EXPLORE)" --timeout $(MUTATE_TIMEOUT) \
 		--max $(MUTATE_MAX) --sample-seed $(MUTATE_SEED) --min $(MUTATE_MIN) \
 		--equivalent mutate-equivalent.txt --out results/mutate
+
+# Schedules to the first kill of every broken variant by generated schedules alone (no
+# hand-written YAML): one exploration per variant on the simulated stack, from seed 1, with a
+# budget of KILL_BUDGET schedules, each kill shrunk and replayed 20 times (KILL_CONFIRM=local
+# also re-runs it on MinIO). The table goes to results/explore-kills.txt.
+KILL_BUDGET ?= 2000
+KILL_CONFIRM ?= none
+
+.PHONY: explore-kills
+
+explore-kills: minio
+	@mkdir -p results; : > results/explore-kills.txt; \
+	$(GO) build -o .cache/bin/fencebench ./cmd/fencebench; \
+	for v in $$(.cache/bin/fencebench list | awk '/^VARIANT/{f=1;next} f && NF && $$1 != "correct" {print $$1}'); do \
+		echo "== $$v" | tee -a results/explore-kills.txt; \
+		.cache/bin/fencebench explore --schedules $(KILL_BUDGET) --seed 1 --first --shrink 1 --replays 20 \
+			--confirm $(KILL_CONFIRM) --variant $$v --out results/explore-kills 2>&1 \
+			| grep -E 'schedules of|^FAIL' | tee -a results/explore-kills.txt; \
+	done

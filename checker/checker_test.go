@@ -29,8 +29,11 @@ func TestBasePasses(t *testing.T) {
 	if r.Acked != 5 {
 		t.Errorf("got %d acked ops, want 5", r.Acked)
 	}
-	if len(r.Liveness.Fenced) != 1 || r.Liveness.Fenced[0].Writer != "a" || r.Liveness.Fenced[0].Delay != ms(26) {
-		t.Errorf("got liveness %+v, want a fenced 26ms after b's claim", r.Liveness.Fenced)
+	// b claims at 120ms; a acts again (its next CAS) at 140ms and is fenced at 146ms: the delay
+	// runs from a's action, when it could first learn its fate.
+	if f := r.Liveness.Fenced; len(f) != 1 || f[0].Writer != "a" || f[0].SupersededAt != ms(120) || f[0].ActedAt != ms(140) ||
+		f[0].Delay != ms(6) {
+		t.Errorf("got liveness %+v, want a superseded at 120ms, acting at 140ms, fenced 6ms later", r.Liveness.Fenced)
 	}
 	if len(r.Attestation) != 1 || !r.Attestation[0].Fired {
 		t.Errorf("got attestation %+v, want partition-a fired", r.Attestation)
@@ -175,6 +178,26 @@ func TestInvariants(t *testing.T) {
 				h.sync("a", 5, k5, 20, 1, "a1", 1)
 				f := h.fenced("a", 5, 50, "conflict 409")
 				return h, []int64{f}
+			}},
+		{name: "spurious/publish refused with nobody above", invariant: NoSpuriousFencing,
+			mentions: []string{"a (term 5) had a segment publication refused at 0.040s", "silenced a healthy shard"},
+			build: func() (*hb, []int64) {
+				h := &hb{}
+				h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+				h.op("a", 15, 1)
+				h.sync("a", 5, k5, 20, 1, "a1", 1)
+				p := h.simple(history.Publish, "a", 5, "", 40, 40, history.Fail, "fence unreadable; publish fails closed")
+				return h, []int64{p}
+			}},
+		{name: "spurious/publish refused after a higher claim", invariant: NoSpuriousFencing,
+			build: func() (*hb, []int64) {
+				h := &hb{}
+				h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+				h.op("a", 15, 1)
+				h.sync("a", 5, k5, 20, 1, "a1", 1)
+				h.claim("b", 6, k6, 30, 45, 0, "b0", history.Fail, "seal")
+				h.simple(history.Publish, "a", 5, "", 40, 40, history.Fail, "superseded by term 6")
+				return h, nil
 			}},
 		{name: "spurious/relocation target adopts after the transfer", invariant: NoSpuriousFencing,
 			build: func() (*hb, []int64) {

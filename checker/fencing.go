@@ -16,6 +16,9 @@ import (
 //   - an ok readopt Claim or a possibly applied Adopt by another writer X at T, provided X
 //     owned the term legitimately: X had sealed T itself, or a Transfer to X that possibly
 //     applied was not followed by an ok Revert of its transferrer before X's adoption.
+//
+// Likewise every publication the segment publish gate refused must be preceded by a Claim by
+// another writer at a higher term (any outcome): the gate refuses only a superseded writer.
 func (x *index) noSpuriousFencing() InvariantResult {
 	r := newResult(NoSpuriousFencing)
 	fenced := x.firstFenced()
@@ -36,11 +39,20 @@ func (x *index) noSpuriousFencing() InvariantResult {
 			first, firstIllegit = p, illegit
 		}
 	}
-	if r.Violations == 0 {
-		r.Explanation = fmt.Sprintf("%s, each after a legitimate supersession", plural(len(fenced), "fence", "fences"))
+	silenced, refusals := x.silencedPublishes()
+	if r.Violations == 0 && len(silenced) == 0 {
+		what := plural(len(fenced), "fence", "fences")
+		if refusals > 0 {
+			what += " and " + plural(refusals, "refused publication", "refused publications")
+		}
+		r.Explanation = what + ", each after a legitimate supersession"
 		return r
 	}
 	r.Status = Fail
+	if first < 0 {
+		return silencedResult(r, x, silenced)
+	}
+	r.Violations += len(silenced)
 	r.Explanation = fmt.Sprintf("%s without a legitimate supersession", plural(r.Violations, "fence", "fences"))
 	f := &x.ev[first]
 	term := f.Term
@@ -171,4 +183,48 @@ func (x *index) ownsTermLegitimately(xw string, term int64, t time.Duration) boo
 		}
 	}
 	return false
+}
+
+// silencedPublishes returns the publications the segment publish gate refused (Publish with
+// outcome fail and no key) although no other writer had yet invoked a claim at a higher term,
+// and how many refusals there were. The gate refuses only when it lists a strictly higher
+// term, and such a key exists only once a claim at that term was invoked (whatever its
+// outcome); a refusal without one silenced a healthy shard, for instance because the fence
+// could not be read.
+func (x *index) silencedPublishes() ([]int32, int) {
+	var out []int32
+	refusals := 0
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Kind != history.Publish || e.Outcome != history.Fail || e.Key != "" {
+			continue
+		}
+		refusals++
+		justified := false
+		for _, c := range x.claims {
+			o := &x.ev[c]
+			if o.Invoke > e.Complete {
+				break
+			}
+			if o.Writer != e.Writer && o.Term > e.Term {
+				justified = true
+				break
+			}
+		}
+		if !justified {
+			out = append(out, p)
+		}
+	}
+	return out, refusals
+}
+
+// silencedResult reports refused publications when no fence was spurious.
+func silencedResult(r InvariantResult, x *index, silenced []int32) InvariantResult {
+	r.Violations = len(silenced)
+	r.Explanation = fmt.Sprintf("%s refused without a higher term", plural(r.Violations, "publication", "publications"))
+	e := &x.ev[silenced[0]]
+	r.Narrative = fmt.Sprintf("%s (term %d) had a segment publication refused at %s (%q), but before then no other "+
+		"writer had claimed a higher term: the publish gate silenced a healthy shard", e.Writer, e.Term, secs(e.Complete), e.Err)
+	r.Counterexample = idsOf(x, silenced[0])
+	return r
 }

@@ -15,7 +15,8 @@ var guarantees = map[string]string{
 	FencedTerminal: "a writer that reported fenced never acknowledges nor acquires ownership again in that incarnation",
 	SeqMonotonic:   "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced only after another writer claimed a higher term, or legitimately " +
-		"claimed, adopted or reverted its own term",
+		"claimed, adopted or reverted its own term; a segment publication is refused only after another writer " +
+		"claimed a higher term",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",
 	HydrationIntegrity:   "a hydrating owner never finds missing a segment file its reference set lists",
 	OwnerNeverReadUnsealed: "a writer reads its restore point or hydrates at term T only after its own claim at T " +

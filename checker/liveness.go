@@ -86,12 +86,30 @@ func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[st
 			continue
 		}
 		at = max(at, first[f.Writer])
-		d := max(f.Complete-at, 0)
+		// A superseded writer learns its fate when it next acts: the bound runs from then.
+		from := at
+		if act, ok := x.firstActionAfter(f.Writer, at); ok && act < f.Complete {
+			from = act
+		}
+		d := max(f.Complete-from, 0)
 		lv.Fenced = append(lv.Fenced, FenceDelay{Writer: f.Writer, Term: term, SupersededBy: by, SupersededAt: at,
-			FencedAt: f.Complete, Delay: d})
+			ActedAt: from, FencedAt: f.Complete, Delay: d})
 		lv.MaxTimeToFence = max(lv.MaxTimeToFence, d)
 	}
 	return fencedWriters
+}
+
+// firstActionAfter is the invoke time of w's first sync, CAS or claim invoked at or after t.
+func (x *index) firstActionAfter(w string, t time.Duration) (time.Duration, bool) {
+	best, found := time.Duration(0), false
+	for _, list := range [][]int32{x.syncs, x.cas, x.claims} {
+		for _, p := range list {
+			if e := &x.ev[p]; e.Writer == w && e.Invoke >= t && (!found || e.Invoke < best) {
+				best, found = e.Invoke, true
+			}
+		}
+	}
+	return best, found
 }
 
 // zombies are writers superseded, never fenced, crashed or stood down, yet still syncing
@@ -134,7 +152,8 @@ func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Dur
 		}
 		at = max(at, first[w])
 		if lastActive[w] > at {
-			out = append(out, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at,
+			from, _ := x.firstActionAfter(w, at)
+			out = append(out, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at, ActedAt: from,
 				LastActive: lastActive[w]})
 		}
 	}
@@ -191,17 +210,19 @@ func timeToFence(lv Liveness, bound time.Duration) InvariantResult {
 		if f.Delay > bound {
 			r.Violations++
 			if first == "" {
-				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, was fenced only at %s: %s, above the bound of %s",
-					f.Writer, f.Term, f.SupersededBy, secs(f.SupersededAt), secs(f.FencedAt), secs(f.Delay), secs(bound))
+				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, acted again at %s and was fenced only at %s: "+
+					"%s, above the bound of %s", f.Writer, f.Term, f.SupersededBy, secs(f.SupersededAt), secs(f.ActedAt),
+					secs(f.FencedAt), secs(f.Delay), secs(bound))
 			}
 		}
 	}
 	for _, z := range lv.Zombies {
-		if z.LastActive-z.SupersededAt > bound {
+		if z.LastActive-max(z.SupersededAt, z.ActedAt) > bound {
 			r.Violations++
 			if first == "" {
-				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, was still acting at %s and never fenced "+
-					"(bound %s)", z.Writer, z.Term, z.SupersededBy, secs(z.SupersededAt), secs(z.LastActive), secs(bound))
+				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, acted again at %s, was still acting at %s "+
+					"and never fenced (bound %s)", z.Writer, z.Term, z.SupersededBy, secs(z.SupersededAt), secs(z.ActedAt),
+					secs(z.LastActive), secs(bound))
 			}
 		}
 	}

@@ -129,3 +129,49 @@ func TestWithdrawnCreateAfterASweepIsNoFork(t *testing.T) {
 	wantStatus(t, Check(build(false).input()), SeqMonotonic, Pass)
 	wantStatus(t, Check(build(true).input()), SeqMonotonic, Fail)
 }
+
+// TestWithdrawnRecreationDoesNotReviveAToken: b's higher term sweeps a's key; a's re-adopting
+// claim then creates the key again with its seal's very body (same ETag), re-lists, finds the
+// higher term and deletes it. The old token lived again only until a's own delete and nobody
+// presented it: no violation. Had a CASed on the revived key instead, the token did come back.
+// Found by exploration.
+func TestWithdrawnRecreationDoesNotReviveAToken(t *testing.T) {
+	build := func(withdraw bool) *hb {
+		h := &hb{}
+		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+		h.put("a", k5, 1, 3, "", "*", 200, "a0")
+		h.claim("b", 6, k6, 20, 40, 0, "b0", history.OK, "seal")
+		h.ledger(history.LedgerEntry{Writer: "b", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(30), Done: ms(31),
+			Forwarded: true, Status: 200, Delivered: true})
+		h.claim("a", 5, k5, 50, 70, 0, "", history.FencedOut, "readopt")
+		h.put("a", k5, 51, 52, "", "*", 200, "a0")
+		if withdraw {
+			h.ledger(history.LedgerEntry{Writer: "a", Method: "DELETE", Key: k5, Time: ms(60), Done: ms(61), Forwarded: true,
+				Status: 204, Delivered: true})
+		} else {
+			h.put("a", k5, 60, 61, "a0", "", 200, "a1")
+		}
+		h.fenced("a", 5, 71, "superseded by term 6")
+		return h
+	}
+	wantStatus(t, Check(build(true).input()), SeqMonotonic, Pass)
+	wantStatus(t, Check(build(false).input()), SeqMonotonic, Fail)
+}
+
+// TestWithdrawnCreateRacingTheSweep: a's create arrives just before b's sweep of the key but
+// the store applies it just after (the two overlap); a then withdraws. The sweep came first,
+// so the create is still a's own, taken back by its own delete.
+func TestWithdrawnCreateRacingTheSweep(t *testing.T) {
+	h := &hb{}
+	h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+	h.put("a", k5, 1, 3, "", "*", 200, "a0")
+	h.claim("b", 6, k6, 20, 60, 0, "b0", history.OK, "seal")
+	h.claim("a", 5, k5, 40, 70, 0, "", history.FencedOut, "readopt")
+	h.put("a", k5, 41, 50, "", "*", 200, "a0")
+	h.ledger(history.LedgerEntry{Writer: "b", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(42), Done: ms(43),
+		Forwarded: true, Status: 200, Delivered: true})
+	h.ledger(history.LedgerEntry{Writer: "a", Method: "DELETE", Key: k5, Time: ms(60), Done: ms(61), Forwarded: true,
+		Status: 204, Delivered: true})
+	h.fenced("a", 5, 71, "superseded by term 6")
+	wantStatus(t, Check(h.input()), SeqMonotonic, Pass)
+}

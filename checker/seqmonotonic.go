@@ -280,7 +280,7 @@ func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
 			continue
 		}
 		k := [2]string{l.Key, normToken(l.ETag)}
-		if prev, dup := etags[k]; dup {
+		if prev, dup := etags[k]; dup && !withdrawnCreate(ledger, i) {
 			v.n++
 			if v.msg == "" && v.ledger == nil {
 				v.ledger = []int64{prev, l.ID}
@@ -291,4 +291,32 @@ func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
 		}
 		etags[k] = l.ID
 	}
+}
+
+// withdrawnCreate reports whether ledger entry i is a create its own writer took back before
+// anyone wrote the key again: the next applied change of the key after the create answered is
+// that writer's deletion (a sweep racing the create may have come first).
+// A copy re-creating its sealed key with the same body just after a higher term swept it, then
+// finding the higher term and withdrawing, revives the old token only until its own delete,
+// and nobody presents it meanwhile.
+func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
+	c := &ledger[i]
+	if c.IfNoneMatch != "*" {
+		return false
+	}
+	for j := i + 1; j < len(ledger); j++ {
+		l := &ledger[j]
+		// A request that arrived while the create was in the store may have been applied
+		// before it: only what arrived after the create's answer comes after it for sure.
+		if !l.Applied() || l.Time < c.Done {
+			continue
+		}
+		switch {
+		case l.Method == "PUT" && l.Key == c.Key:
+			return false
+		case l.Method == "DELETE" && l.Key == c.Key, l.Method == "POST" && slices.Contains(l.Keys, c.Key):
+			return l.Writer == c.Writer
+		}
+	}
+	return false
 }

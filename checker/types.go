@@ -237,8 +237,11 @@ type FenceDelay struct {
 	Term         int64         `json:"term"`
 	SupersededBy string        `json:"superseded_by"`
 	SupersededAt time.Duration `json:"superseded_at"`
-	FencedAt     time.Duration `json:"fenced_at"`
-	Delay        time.Duration `json:"delay"`
+	// ActedAt is when the writer first acted (synced, CASed, claimed) after its supersession:
+	// it learns its fate only then, so Delay runs from here.
+	ActedAt  time.Duration `json:"acted_at,omitempty"`
+	FencedAt time.Duration `json:"fenced_at"`
+	Delay    time.Duration `json:"delay"`
 }
 
 // Zombie is a superseded writer that was still acting at LastActive and never got fenced.
@@ -247,7 +250,9 @@ type Zombie struct {
 	Term         int64         `json:"term"`
 	SupersededBy string        `json:"superseded_by"`
 	SupersededAt time.Duration `json:"superseded_at"`
-	LastActive   time.Duration `json:"last_active"`
+	// ActedAt is the writer's first action after its supersession; the bound runs from here.
+	ActedAt    time.Duration `json:"acted_at,omitempty"`
+	LastActive time.Duration `json:"last_active"`
 }
 
 // Stuck is a writer whose history ends in Syncs ambiguous syncs spanning Tail, with no ack

@@ -128,7 +128,7 @@ func TestExpectations(t *testing.T) {
 		{"unknown invariant in the expectation", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.Violated = []string{"NoSuchThing"} }, Error, []string{"unknown invariant"}},
 		{"time to fence over the bound", func() *hb { h, _ := base(); return h },
-			func(e *Expect) { e.MaxTimeToFence = ms(10) }, Fail, []string{"TimeToFence failed"}},
+			func(e *Expect) { e.MaxTimeToFence = ms(5) }, Fail, []string{"TimeToFence failed"}},
 		{"time to fence within the bound", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.MaxTimeToFence = ms(100) }, Pass, nil},
 	}

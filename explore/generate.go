@@ -102,6 +102,9 @@ type gen struct {
 	steps    []scenarios.Step
 	rules    int
 	strip    bool
+	shapeOf  string // the shape drawn first, "" for none
+	quiet    bool   // the shape needs a schedule without client traffic
+	clean    bool   // only protocol steps, no faults: the liveness bound is judged
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
@@ -113,6 +116,8 @@ func newGen(seed uint64, o GenOptions) *gen {
 func (g *gen) scenario() *scenarios.Scenario {
 	g.drawSwarm()
 	writers := g.drawWriters()
+	g.drawClean()
+	g.steps = g.drawShape()
 	sc := &scenarios.Scenario{
 		Name:     fmt.Sprintf("explore-%d", g.seed),
 		Seed:     g.seed,
@@ -125,7 +130,16 @@ func (g *gen) scenario() *scenarios.Scenario {
 	if sc.Protocol == "" {
 		sc.Protocol = string(fence.Correct)
 	}
+	if g.quiet {
+		sc.Traffic.Clients = 0
+	}
+	if g.clean {
+		sc.Expect.MaxTimeToFence = cleanTimeToFence
+	}
 	n := 1 + g.r.IntN(8)
+	if len(g.steps) > 0 {
+		n = min(len(g.steps)+g.r.IntN(4), maxSteps)
+	}
 	for tries := 0; len(g.steps) < n && tries < 4*n; tries++ {
 		g.drawStep(n - len(g.steps))
 	}
@@ -144,6 +158,34 @@ func (g *gen) scenario() *scenarios.Scenario {
 	sc.Store.AllowUnenforced = g.strip
 	sc.Description = g.describe()
 	return sc
+}
+
+// cleanKinds are the kinds a clean schedule draws: protocol steps only, no fault on a path.
+var cleanKinds = []string{kPromote, kRefresh, kGC, kRecover}
+
+// cleanTimeToFence is the liveness bound of a clean schedule: with no fault on any path a
+// superseded writer meets its fate at its next fence write, one sync interval (at most
+// 100ms) after its successor's sweep.
+const cleanTimeToFence = time.Second
+
+// drawClean makes one seed in five clean: only protocol steps (promotions, segment work,
+// recoveries; no crash, whose in-flight requests still land) and the liveness bound, so a superseded writer that
+// keeps retrying instead of standing down is caught.
+func (g *gen) drawClean() {
+	if !g.chance(0.2) {
+		return
+	}
+	g.clean = true
+	w := map[string]int{}
+	for _, k := range cleanKinds {
+		if n, ok := g.weights[k]; ok {
+			w[k] = n
+		}
+	}
+	if len(w) == 0 {
+		w[kPromote] = 1
+	}
+	g.weights = w
 }
 
 // drawSwarm enables each fault kind with probability one half, at a weight of 1 to 4, and
@@ -251,8 +293,15 @@ func (g *gen) describe() string {
 	if variant == "" {
 		variant = string(fence.Correct)
 	}
-	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.",
-		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "))
+	extra := ""
+	if g.shapeOf != "" {
+		extra += " Shape: " + g.shapeOf + "."
+	}
+	if g.clean {
+		extra += " Clean: no faults, the liveness bound is judged."
+	}
+	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.%s",
+		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "), extra)
 }
 
 func remove(xs []string, x string) []string {

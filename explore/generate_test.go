@@ -44,8 +44,8 @@ func checkShape(t *testing.T, seed uint64, sc *scenarios.Scenario, o GenOptions)
 	if sc.Name != fmt.Sprintf("explore-%d", seed) || sc.Seed != seed {
 		fail("name %q seed %d", sc.Name, sc.Seed)
 	}
-	if n := len(sc.Steps); n < 1 || n > 8 {
-		fail("%d steps, want 1 to 8", n)
+	if n := len(sc.Steps); n < 1 || n > maxSteps {
+		fail("%d steps, want 1 to %d", n, maxSteps)
 	}
 	if n := len(sc.Writers); n < 1 || n > 4 {
 		fail("%d writers, want 1 to 4", n)

@@ -48,6 +48,29 @@ func (f *Fence) AdvanceAt(ctx context.Context, term int64) error {
 	return f.advance(ctx)
 }
 
+// refusedAfterUnknown judges a CAS refused at seq attempted when an earlier attempt at that
+// seq went unanswered: the previous attempt may have landed after all (its answer was lost and
+// its read-back failed), and then the refusal is its own write, not a successor. Until a read
+// tells which, the outcome stays unknown: fencing on it would fence a healthy owner whose own
+// write moved the key. decided is false when the key holds another writer's version (or is
+// gone): the caller fences.
+func (f *Fence) refusedAfterUnknown(ctx context.Context, op string, attempted int64, alloc string, cause error) (err error, decided bool) {
+	obj, gerr := f.o.Store.Get(ctx, f.key)
+	switch {
+	case gerr == nil:
+		if rerr := f.judgeOwn(op, obj, attempted, alloc, cause); !errors.Is(rerr, ErrRetryable) {
+			return rerr, true // our own write (nil), or an unreadable key
+		}
+		return nil, false // another writer's version: the CAS was lost
+	case errors.Is(gerr, store.ErrConfig):
+		return f.harnessErr(op, gerr), true
+	case errors.Is(gerr, store.ErrNotFound):
+		return nil, false
+	}
+	f.unresolved = attempted
+	return f.retryable(op, fmt.Sprintf("refused, and the read-back that tells whether by our own earlier write failed (%v)", gerr), cause), true
+}
+
 func (f *Fence) advance(ctx context.Context) error {
 	const op = "advance"
 	attempted := f.next(f.seq)
@@ -61,22 +84,8 @@ func (f *Fence) advance(ctx context.Context) error {
 		return nil
 	case refused:
 		if earlier {
-			// The previous attempt at this seq may have landed after all (its answer was lost
-			// and its read-back failed); then this refusal is our own write, not a successor.
-			// Until a read tells which, the outcome stays unknown: fencing on it would fence a
-			// healthy owner whose own write moved the key.
-			obj, gerr := f.o.Store.Get(ctx, f.key)
-			switch {
-			case gerr == nil:
-				if rerr := f.judgeOwn(op, obj, attempted, f.o.AllocationID, err); !errors.Is(rerr, ErrRetryable) {
-					return rerr // our own write (nil), or an unreadable key
-				}
-				// Another writer's version: the CAS was lost.
-			case errors.Is(gerr, store.ErrConfig):
-				return f.harnessErr(op, gerr)
-			case !errors.Is(gerr, store.ErrNotFound):
-				f.unresolved = attempted
-				return f.retryable(op, fmt.Sprintf("refused, and the read-back that tells whether by our own earlier write failed (%v)", gerr), err)
+			if rerr, decided := f.refusedAfterUnknown(ctx, op, attempted, f.o.AllocationID, err); decided {
+				return rerr
 			}
 		}
 		return f.fence(op, "lost the CAS: the key moved past the held token"+f.diagnose(ctx), err)

@@ -2,6 +2,7 @@ package fence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -29,10 +30,20 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 	}
 	attempted := f.next(f.seq)
 	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(targetAllocation, attempted), f.token)
+	earlier := f.unresolved == attempted
+	f.unresolved = 0
 	switch f.classify(err) {
 	case applied:
 		f.setToken(etag, attempted)
 	case refused:
+		if earlier && f.o.Variant != NoAdoptionOnTransfer {
+			if rerr, decided := f.refusedAfterUnknown(ctx, op, attempted, targetAllocation, err); decided {
+				if rerr != nil {
+					return rerr
+				}
+				break // our own earlier transfer landed
+			}
+		}
 		return f.fence(op, "lost the CAS: the key moved past the held token"+f.diagnose(ctx), err)
 	case gone:
 		return f.fence(op, "key gone: the term's key was swept"+f.diagnose(ctx), err)
@@ -47,6 +58,9 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 			return f.retryable(op, "transfer outcome unknown", err)
 		}
 		if err := f.resolve(ctx, op, attempted, targetAllocation, err); err != nil {
+			if errors.Is(err, ErrRetryable) {
+				f.unresolved = attempted
+			}
 			return err
 		}
 	}

@@ -175,3 +175,27 @@ func TestRefusedByOwnLostWriteWhileReadsFail(t *testing.T) {
 		})
 	}
 }
+
+// TestTransferRefusedByItsOwnLostWrite: the relocation source's transfer lands but its answer
+// is lost and the read-back fails; the retry is refused by that very transfer while the read
+// fails again: still unknown, never fenced. The next retry reads its own transfer and counts
+// it as done. Exploration found the fenced source on the simulated stack.
+func TestTransferRefusedByItsOwnLostWrite(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			f, fs := w.owner("a1", 5, false, Correct)
+			mustOK(t, "a sync", f.Advance(w.ctx))
+			key := w.key(5)
+			fs.on("put-if-match", key, lose)
+			fs.on("get", key, drop)
+			wantErr(t, "the transfer's answer is lost and the read-back fails", f.Transfer(w.ctx, "t1"), ErrRetryable, "")
+			fs.on("get", key, drop)
+			wantErr(t, "refused by its own transfer while the read fails", f.Transfer(w.ctx, "t1"), ErrRetryable, "")
+			mustOK(t, "the next attempt reads its own transfer", f.Transfer(w.ctx, "t1"))
+			if c := w.content(5); c.AllocationID != "t1" || c.Seq != 2 {
+				t.Fatalf("key holds %+v, want the transfer to t1 at seq 2", c)
+			}
+		})
+	}
+}

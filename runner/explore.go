@@ -43,6 +43,10 @@ type ExploreOptions struct {
 	// Schedules and For bound the exploration; at least one must be set.
 	Schedules int
 	For       time.Duration
+	// ShardK of ShardN (1-based; N 0 or 1: unsharded) runs only the schedules whose index i
+	// has i mod N = K-1: N shards with the same Seed and Schedules run exactly the schedules of
+	// one unsharded exploration between them, each once.
+	ShardK, ShardN int
 	// Jobs is how many schedules run at once; 0 means 8 per CPU on the simulated stack, 1
 	// elsewhere.
 	Jobs int
@@ -84,6 +88,9 @@ type exploration struct {
 // explore.html into its folder, one folder per shrunk failure's recorded run, and the shrunk
 // scenarios under failures/.
 func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error) {
+	if o.ShardN > 1 && (o.ShardK < 1 || o.ShardK > o.ShardN) {
+		return nil, outcome.BadInput(fmt.Errorf("explore: shard %d/%d: want 1 <= K <= N", o.ShardK, o.ShardN))
+	}
 	if o.Schedules <= 0 && o.For <= 0 {
 		return nil, outcome.BadInput(errors.New("explore: give a budget: --schedules N or --for DURATION"))
 	}
@@ -96,7 +103,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 		return nil, fmt.Errorf("explore: results folder: %w", err)
 	}
 	e.x = &outcome.Exploration{ID: o.ID, Started: time.Now(), Stack: o.Env.Info().Stack, Confirm: o.ConfirmStack,
-		Variant: o.Variant, Client: o.Client, Seed: o.Seed, Budget: budget(o),
+		Variant: o.Variant, Client: o.Client, Seed: o.Seed, Budget: budget(o), ShardK: o.ShardK, ShardN: o.ShardN,
 		Coverage: outcome.Coverage{Faults: explore.Kinds(), Phases: explore.Phases()}}
 	if _, sim := o.Env.(*env.Sim); !sim {
 		release, err := e.claim(ctx)
@@ -195,6 +202,9 @@ func (e *exploration) loop(ctx context.Context) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
+				if e.o.ShardN > 1 {
+					i = i*e.o.ShardN + e.o.ShardK - 1
+				}
 				if e.o.Schedules > 0 && i >= e.o.Schedules {
 					return
 				}
@@ -222,7 +232,11 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 		e.note(i, seed, "generate: "+err.Error())
 		return false
 	}
-	res := e.run(ctx, e.o.Env, sc, seed)
+	res, hung := e.watched(ctx, sc, seed)
+	if hung {
+		e.note(i, seed, fmt.Sprintf("the schedule did not finish within %v: abandoned (a bench bug: please report it with the seed)", hangLimit))
+		return false
+	}
 	if ctx.Err() != nil {
 		return false // cut short: it proves nothing and is not counted
 	}
@@ -286,6 +300,25 @@ func (e *exploration) note(i int, seed uint64, msg string) {
 func (e *exploration) noteLocked(i int, seed uint64, msg string) {
 	if len(e.errors) < 10 {
 		e.errors = append(e.errors, fmt.Sprintf("schedule %d (seed %d): %s", i+1, seed, msg))
+	}
+}
+
+// hangLimit bounds one schedule's run: far beyond any cell's own timeout, so only a run that
+// ignores its context (a bug of the bench) reaches it.
+const hangLimit = 3 * time.Minute
+
+// watched runs schedule sc and gives up on it after hangLimit, so one stuck schedule is an
+// error with its seed instead of the end of the exploration.
+func (e *exploration) watched(ctx context.Context, sc *scenarios.Scenario, seed uint64) (*outcome.CellResult, bool) {
+	done := make(chan *outcome.CellResult, 1)
+	go func() { done <- e.run(ctx, e.o.Env, sc, seed) }()
+	t := time.NewTimer(hangLimit)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res, false
+	case <-t.C:
+		return nil, true
 	}
 }
 

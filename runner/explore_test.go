@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
 )
@@ -178,4 +179,58 @@ func BenchmarkExploreSim(b *testing.B) {
 	start := time.Now()
 	exploreSim(b, "", b.N, false)
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "schedules/s")
+}
+
+// N shards with one seed and budget run the schedules of one exploration between them, each
+// once: shard K takes the indices i with i mod N = K-1.
+func TestExploreShardsSplitTheSchedules(t *testing.T) {
+	total := 0
+	for k := 1; k <= 3; k++ {
+		out := t.TempDir()
+		x, err := Explore(context.Background(), ExploreOptions{Out: out, ID: "x", Env: env.NewSim(0), Seed: 1,
+			Schedules: 31, ShardK: k, ShardN: 3, Shrink: -1, Variant: "restore-before-claim"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 10
+		if k == 1 {
+			want = 11
+		}
+		if x.Schedules != want {
+			t.Fatalf("shard %d/3 ran %d schedules, want %d", k, x.Schedules, want)
+		}
+		if x.FirstFailure == 0 || (x.FirstFailure-1)%3 != k-1 {
+			t.Fatalf("shard %d/3: first failing schedule %d is not one of its own", k, x.FirstFailure)
+		}
+		total += x.Schedules
+	}
+	if total != 31 {
+		t.Fatalf("the shards ran %d schedules, want 31", total)
+	}
+	if _, err := Explore(context.Background(), ExploreOptions{Out: t.TempDir(), Env: env.NewSim(0), Schedules: 3, ShardK: 4, ShardN: 3}); err == nil {
+		t.Fatal("shard 4/3 accepted")
+	}
+}
+
+// A failure found on the simulated stack is shrunk and confirmed on a real MinIO through
+// Toxiproxy and the HTTP fault proxy.
+func TestExploreConfirmsOnMinIO(t *testing.T) {
+	srv := testenv.MinIO(t)
+	out := t.TempDir()
+	x, err := Explore(context.Background(), ExploreOptions{Out: out, ID: "x", Env: env.NewSim(0), Variant: "restore-before-claim",
+		Seed: 1, Schedules: 300, StopAtFirst: true, Replays: 3, Shrink: 1, Prefix: testenv.Prefix(t),
+		ConfirmStack: "local", Confirm: func(context.Context) (env.Env, func(), error) { return env.Local{Local: srv}, func() {}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Failures) == 0 {
+		t.Fatalf("restore-before-claim survived %d schedules", x.Schedules)
+	}
+	f := x.Failures[0]
+	if f.Confirmed != "reproduced" || f.ConfirmCell == "" {
+		t.Fatalf("confirmation on MinIO: %q (%s)", f.Confirmed, f.ConfirmCell)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x", f.ConfirmCell, "report.html")); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -139,14 +139,19 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	cf.confirm(ctx, n, small, f.seed, ef)
 }
 
-// replay runs sc o.Replays times on the exploring stack, as many at once as the exploration
-// ran schedules (the load the failure was found under), and counts the runs that violated
+// replayJobs is how many replays run at once: one, as the shrinker judged its candidates, so a
+// replay meets the conditions the shrunk scenario was accepted under (replays run alongside
+// each other, as the schedules of the exploration did, reproduce some races more often and
+// others less).
+const replayJobs = 1
+
+// replay runs sc o.Replays times on the exploring stack and counts the runs that violated
 // target.
 func (e *exploration) replay(ctx context.Context, sc *scenarios.Scenario, seed uint64, target string) (runs, hits int) {
 	judge := e.judge(seed)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, e.o.Jobs))
+	sem := make(chan struct{}, replayJobs)
 	for range e.o.Replays {
 		if ctx.Err() != nil {
 			break
@@ -207,8 +212,10 @@ func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, s
 	if s, ok := stack.(*env.Sim); ok {
 		stack = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}
 	}
+	// A prefix beside the exploration's own (a store may hold both), deleted at the end.
+	prefix := strings.TrimSuffix(e.o.Prefix, "/") + "." + id + "/"
 	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: e.o.Variant,
-		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true})
+		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true, Prefix: prefix, Cleanup: true})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,149 @@
+package explore
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// A shape is a small, fixed arrangement of steps around one dangerous moment the protocol
+// names, with its parameters drawn: the kinds alone reach these moments only by rare luck.
+// Shapes are drawn first, on the initial cluster (a primary "a" at the first term and its
+// standbys), so they know every writer's role; the kinds' steps follow.
+const (
+	// sFailedSweep: a standby's promotion sweep reports a per-key failure for the
+	// incumbent's fence object, which survives, while the incumbent keeps writing.
+	sFailedSweep = "failed-sweep"
+	// sUnreadable: the incumbent cannot read the fence (listings answer 5xx) and keeps
+	// publishing and collecting segments while a successor hydrates slowly.
+	sUnreadable = "unreadable-fence"
+	// sTwinContest: a standby is promoted at the incumbent's own term, and the incumbent's
+	// next CAS after that meets a 409, a lost answer or a 500.
+	sTwinContest = "twin-contest"
+)
+
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest}
+
+var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
+	sFailedSweep: (*gen).failedSweep,
+	sUnreadable:  (*gen).unreadableFence,
+	sTwinContest: (*gen).twinContest,
+}
+
+// maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.
+const maxSteps = 12
+
+// drawShape draws at most one shape for the seed (with probability one half, when the
+// cluster has a standby) and returns its steps.
+func (g *gen) drawShape() []scenarios.Step {
+	if g.clean || len(g.standby) == 0 || g.chance(0.5) {
+		return nil
+	}
+	g.shapeOf = g.oneOf(shapeNames)
+	return shapeBuilders[g.shapeOf](g)
+}
+
+// promoteNow records that w is promoted by a shape at term (a twin when twin is true).
+func (g *gen) promoteNow(w string, term int64, twin bool) scenarios.Params {
+	g.standby = remove(g.standby, w)
+	g.active = append(g.active, w)
+	g.primary = w
+	g.events[w] = append(g.events[w], "promoted", "restore-read", "hydrated")
+	return scenarios.Params{Writer: w, Term: term, Twin: twin}
+}
+
+// incumbentTrigger fires at one of the incumbent's early acks, or at an early time.
+func (g *gen) incumbentTrigger() (string, time.Duration, *scenarios.EventTrigger) {
+	if g.chance(0.5) {
+		return scenarios.TriggerAt, time.Duration(200+10*g.r.IntN(60)) * time.Millisecond, nil
+	}
+	return scenarios.TriggerAfter, 0, &scenarios.EventTrigger{Writer: "a", Event: "acked", Count: 1 + g.r.IntN(8)}
+}
+
+// failedSweep: DeleteObjects answers 200 with a per-key failure for the incumbent's key on
+// the promoted standby's path (once or twice), then the standby is promoted. The claim must
+// see the survivor and retry the whole claim; the incumbent keeps acking until it is swept.
+func (g *gen) failedSweep() []scenarios.Step {
+	w := g.oneOf(g.standby)
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("sweep-fails-%d", g.rules), Method: "POST", Key: "*fence__*",
+		Nth: 1, Count: 1 + g.r.IntN(2), Action: faults.FailDeleteKeys}
+	st := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
+	st.Trigger, st.At, st.After = g.incumbentTrigger()
+	pr := g.promoteNow(w, g.newTerm(), false)
+	return []scenarios.Step{st, g.later(st, scenarios.Promote, pr, g.ms(1, 100))}
+}
+
+// twinContest: a standby is promoted at the incumbent's term; once its promotion is done,
+// the incumbent's next If-Match write meets a 409, a lost answer or a 500. A protocol that
+// trusts the answer, or adopts whatever the key holds, acks next to the twin.
+func (g *gen) twinContest() []scenarios.Step {
+	w := g.oneOf(g.standby)
+	pr := g.promoteNow(w, g.terms[0], true)
+	st := scenarios.Step{Action: scenarios.Promote, Params: pr}
+	st.Trigger, st.At, st.After = g.incumbentTrigger()
+	act := g.oneOf([]string{"status-409", "status-409", string(faults.DropResponse), "status-500"})
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("%s-after-twin-%d", act, g.rules), Method: "PUT", Key: "*fence__*",
+		Header: "If-Match", Nth: 1, Count: 1 + g.r.IntN(2)}
+	switch act {
+	case string(faults.DropResponse):
+		r.Action = faults.DropResponse
+	default:
+		r.Action = faults.SyntheticStatus
+		r.Status = map[string]int{"status-409": 409, "status-500": 500}[act]
+	}
+	ev := g.oneOf([]string{"claimed", "promoted"})
+	rule := scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
+		Params: scenarios.Params{Writer: "a", Rule: r},
+		After:  &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1, Delay: g.ms(0, 30)}}
+	return []scenarios.Step{st, rule}
+}
+
+// unreadableFence: the incumbent publishes three reference sets, then its fence listings
+// fail (5xx) while a standby is promoted and hydrates slowly; right after the standby's
+// restore read the incumbent, which has not noticed (the schedule has no client traffic, so
+// it writes no fence), publishes twice more and collects. Publishing fails open, collection
+// must fail closed. The listing failures start before the publications in some seeds, so a
+// publish gate that fails closed silences the healthy incumbent.
+func (g *gen) unreadableFence() []scenarios.Step {
+	g.quiet = true
+	w := g.oneOf(g.standby)
+	t0 := time.Duration(100+10*g.r.IntN(20)) * time.Millisecond
+	at := func(d time.Duration, a scenarios.Action, pr scenarios.Params) scenarios.Step {
+		return scenarios.Step{Trigger: scenarios.TriggerAt, At: t0 + d, Action: a, Params: pr}
+	}
+	a := scenarios.Params{Writer: "a"}
+	g.events["a"] = append(g.events["a"], "published", "collected")
+	g.rules++
+	status := []int{500, 503}[g.r.IntN(2)]
+	fail := faults.Rule{Name: fmt.Sprintf("fence-unreadable-%d", g.rules), Method: "GET", Key: "*fence__*",
+		Action: faults.SyntheticStatus, Status: status}
+	failAt := 400 * time.Millisecond
+	if g.chance(0.4) {
+		failAt = 0
+	}
+	g.rules++
+	slow := faults.Rule{Name: fmt.Sprintf("slow-hydration-%d", g.rules), Method: "GET", Key: "*/segments/data/*",
+		Action: faults.Delay, Delay: g.ms(300, 900)}
+	out := []scenarios.Step{
+		at(failAt, scenarios.HTTP, scenarios.Params{Writer: "a", Rule: fail}),
+		at(50*time.Millisecond, scenarios.Refresh, a),
+		at(200*time.Millisecond, scenarios.Refresh, a),
+		at(350*time.Millisecond, scenarios.Refresh, a),
+		at(450*time.Millisecond, scenarios.HTTP, scenarios.Params{Writer: w, Rule: slow}),
+	}
+	pr := g.promoteNow(w, g.newTerm(), false)
+	out = append(out, at(500*time.Millisecond, scenarios.Promote, pr))
+	for _, d := range []time.Duration{g.ms(5, 30), g.ms(40, 90), g.ms(150, 450)} {
+		act := scenarios.Refresh
+		if len(out) == 8 {
+			act = scenarios.GC
+		}
+		out = append(out, scenarios.Step{Trigger: scenarios.TriggerAfter, Action: act, Params: a,
+			After: &scenarios.EventTrigger{Writer: w, Event: "restore-read", Count: 1, Delay: d}})
+	}
+	return out
+}
