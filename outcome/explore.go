@@ -19,7 +19,7 @@ type Exploration struct {
 	Seed    uint64 `json:"seed"`   // the first schedule's seed; schedule i uses Seed+i
 	Budget  string `json:"budget"` // as given: "2000 schedules", "10m0s"
 	// ShardK of ShardN, when the exploration is one shard of a larger one (schedule indices
-	// i with i mod N = K-1).
+	// i with i mod N = K, K from 0).
 	ShardK int `json:"shard_k,omitempty"`
 	ShardN int `json:"shard_n,omitempty"`
 	// Schedules ran to a verdict; Passed + Failed + Inconclusive + Errors == Schedules.

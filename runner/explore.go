@@ -43,10 +43,10 @@ type ExploreOptions struct {
 	// Schedules and For bound the exploration; at least one must be set.
 	Schedules int
 	For       time.Duration
-	// ShardK of ShardN (1-based; N 0 or 1: unsharded) runs only the schedules whose index i
-	// has i mod N = K-1: N shards with the same Seed and Schedules run exactly the schedules of
-	// one unsharded exploration between them, each once.
-	ShardK, ShardN int
+	// Shard, when set, runs only the schedules whose index i has i mod N = K (K from 0, as
+	// for run): N shards with the same Seed and Schedules run exactly the schedules of one
+	// unsharded exploration between them, each once.
+	Shard *ShardSpec
 	// Jobs is how many schedules run at once; 0 means 8 per CPU on the simulated stack, 1
 	// elsewhere.
 	Jobs int
@@ -88,8 +88,8 @@ type exploration struct {
 // explore.html into its folder, one folder per shrunk failure's recorded run, and the shrunk
 // scenarios under failures/.
 func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error) {
-	if o.ShardN > 1 && (o.ShardK < 1 || o.ShardK > o.ShardN) {
-		return nil, outcome.BadInput(fmt.Errorf("explore: shard %d/%d: want 1 <= K <= N", o.ShardK, o.ShardN))
+	if s := o.Shard; s != nil && (s.N < 1 || s.K < 0 || s.K >= s.N) {
+		return nil, outcome.BadInput(fmt.Errorf("explore: shard %d/%d: want 0 <= K < N", s.K, s.N))
 	}
 	if o.Schedules <= 0 && o.For <= 0 {
 		return nil, outcome.BadInput(errors.New("explore: give a budget: --schedules N or --for DURATION"))
@@ -103,7 +103,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 		return nil, fmt.Errorf("explore: results folder: %w", err)
 	}
 	e.x = &outcome.Exploration{ID: o.ID, Started: time.Now(), Stack: o.Env.Info().Stack, Confirm: o.ConfirmStack,
-		Variant: o.Variant, Client: o.Client, Seed: o.Seed, Budget: budget(o), ShardK: o.ShardK, ShardN: o.ShardN,
+		Variant: o.Variant, Client: o.Client, Seed: o.Seed, Budget: budget(o),
 		Coverage: outcome.Coverage{Faults: explore.Kinds(), Phases: explore.Phases()}}
 	if _, sim := o.Env.(*env.Sim); !sim {
 		release, err := e.claim(ctx)
@@ -111,6 +111,9 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 			return nil, err
 		}
 		defer release()
+	}
+	if s := o.Shard; s != nil {
+		e.x.ShardK, e.x.ShardN = s.K, s.N
 	}
 	e.loop(ctx)
 	e.x.Duration = time.Since(e.x.Started)
@@ -202,8 +205,8 @@ func (e *exploration) loop(ctx context.Context) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
-				if e.o.ShardN > 1 {
-					i = i*e.o.ShardN + e.o.ShardK - 1
+				if s := e.o.Shard; s != nil {
+					i = i*s.N + s.K
 				}
 				if e.o.Schedules > 0 && i >= e.o.Schedules {
 					return

@@ -182,24 +182,24 @@ func BenchmarkExploreSim(b *testing.B) {
 }
 
 // N shards with one seed and budget run the schedules of one exploration between them, each
-// once: shard K takes the indices i with i mod N = K-1.
+// once: shard K takes the indices i with i mod N = K.
 func TestExploreShardsSplitTheSchedules(t *testing.T) {
 	total := 0
-	for k := 1; k <= 3; k++ {
+	for k := 0; k < 3; k++ {
 		out := t.TempDir()
 		x, err := Explore(context.Background(), ExploreOptions{Out: out, ID: "x", Env: env.NewSim(0), Seed: 1,
-			Schedules: 31, ShardK: k, ShardN: 3, Shrink: -1, Variant: "restore-before-claim"})
+			Schedules: 31, Shard: &ShardSpec{K: k, N: 3}, Shrink: -1, Variant: "restore-before-claim"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := 10
-		if k == 1 {
+		if k == 0 {
 			want = 11
 		}
 		if x.Schedules != want {
 			t.Fatalf("shard %d/3 ran %d schedules, want %d", k, x.Schedules, want)
 		}
-		if x.FirstFailure == 0 || (x.FirstFailure-1)%3 != k-1 {
+		if x.FirstFailure == 0 || (x.FirstFailure-1)%3 != k {
 			t.Fatalf("shard %d/3: first failing schedule %d is not one of its own", k, x.FirstFailure)
 		}
 		total += x.Schedules
@@ -207,7 +207,7 @@ func TestExploreShardsSplitTheSchedules(t *testing.T) {
 	if total != 31 {
 		t.Fatalf("the shards ran %d schedules, want 31", total)
 	}
-	if _, err := Explore(context.Background(), ExploreOptions{Out: t.TempDir(), Env: env.NewSim(0), Schedules: 3, ShardK: 4, ShardN: 3}); err == nil {
+	if _, err := Explore(context.Background(), ExploreOptions{Out: t.TempDir(), Env: env.NewSim(0), Schedules: 3, Shard: &ShardSpec{K: 3, N: 3}}); err == nil {
 		t.Fatal("shard 4/3 accepted")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +44,7 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm (0: none)")
 	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
-	fs.StringVar(&x.shard, "shard", "", "K/N: run only schedules i with i mod N = K-1 (N machines with the same --seed and\n--schedules explore exactly what one would)")
+	fs.StringVar(&x.shard, "shard", "", "K/N, K from 0: run only schedules i with i mod N = K (N machines with the same --seed and\n--schedules explore exactly what one would)")
 }
 
 func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
@@ -121,8 +120,10 @@ func (x *exploreFlags) check(rest []string, fs *flag.FlagSet) string {
 	case x.confirm != "local" && x.confirm != "containers" && x.confirm != "external" && x.confirm != "none":
 		return fmt.Sprintf("--confirm %q: want local, containers, external or none", x.confirm)
 	}
-	if _, _, err := parseExploreShard(x.shard); err != nil {
-		return err.Error()
+	if x.shard != "" {
+		if _, err := runner.ParseShard(x.shard); err != nil {
+			return err.Error()
+		}
 	}
 	return checkRunFlags(x.client, x.variant, false)
 }
@@ -134,10 +135,14 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 func (x *exploreFlags) options(st *env.Opened, sf stackFlags, log *slog.Logger, red *redactor, command string) runner.ExploreOptions {
-	k, n, _ := parseExploreShard(x.shard)
+	var shard *runner.ShardSpec
+	if x.shard != "" {
+		s, _ := runner.ParseShard(x.shard)
+		shard = &s
+	}
 	o := runner.ExploreOptions{Out: x.out, ID: x.runID, Env: st.Env, Prefix: st.Prefix, Variant: x.variant,
 		Client: x.client, Seed: x.seed, Schedules: x.schedules, For: x.dur, Jobs: x.jobs, Replays: x.replays,
-		ShardK: k, ShardN: n, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Command: command, Logger: log}
+		Shard: shard, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Command: command, Logger: log}
 	if x.confirm != "none" {
 		o.ConfirmStack = x.confirm
 		co := sf.Options
@@ -219,18 +224,4 @@ func shrinkCount(n int) int {
 		return -1
 	}
 	return n
-}
-
-// parseExploreShard reads --shard K/N; "" is unsharded (0, 0).
-func parseExploreShard(s string) (k, n int, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	ks, ns, ok := strings.Cut(s, "/")
-	k, kerr := strconv.Atoi(ks)
-	n, nerr := strconv.Atoi(ns)
-	if !ok || kerr != nil || nerr != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, fmt.Errorf("--shard %q: want K/N with 1 <= K <= N, e.g. 2/8", s)
-	}
-	return k, n, nil
 }
