@@ -10,6 +10,12 @@ import (
 // stuckSyncs is how many trailing ambiguous syncs without an ack make a writer "stuck".
 const stuckSyncs = 3
 
+// slowAttempts is how many syncs and CAS steps a superseded writer must start, from its first
+// action after the supersession, before a time-to-fence over the bound counts: a correct copy
+// learns its fate at its first refused write, so only a writer that keeps trying is slow
+// because of the protocol rather than because the machine starved it.
+const slowAttempts = 3
+
 // supersession finds when w (at term) was first superseded by another writer, no later than
 // limit: a claim at a higher term that did not fail outright (at its completion when ok, its
 // invocation otherwise — a sweep runs mid-claim), or an equal-term acquisition completed after
@@ -93,7 +99,7 @@ func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[st
 		}
 		d := max(f.Complete-from, 0)
 		lv.Fenced = append(lv.Fenced, FenceDelay{Writer: f.Writer, Term: term, SupersededBy: by, SupersededAt: at,
-			ActedAt: from, FencedAt: f.Complete, Delay: d})
+			ActedAt: from, FencedAt: f.Complete, Delay: d, Attempts: x.attempts(f.Writer, from, f.Complete)})
 		lv.MaxTimeToFence = max(lv.MaxTimeToFence, d)
 	}
 	return fencedWriters
@@ -110,6 +116,19 @@ func (x *index) firstActionAfter(w string, t time.Duration) (time.Duration, bool
 		}
 	}
 	return best, found
+}
+
+// attempts counts w's syncs and CAS steps invoked in [from, to].
+func (x *index) attempts(w string, from, to time.Duration) int {
+	n := 0
+	for _, list := range [][]int32{x.syncs, x.cas} {
+		for _, p := range list {
+			if e := &x.ev[p]; e.Writer == w && e.Invoke >= from && e.Invoke <= to {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // zombies are writers superseded, never fenced, crashed or stood down, yet still syncing
@@ -154,7 +173,7 @@ func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Dur
 		if lastActive[w] > at {
 			from, _ := x.firstActionAfter(w, at)
 			out = append(out, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at, ActedAt: from,
-				LastActive: lastActive[w]})
+				LastActive: lastActive[w], Attempts: x.attempts(w, from, lastActive[w])})
 		}
 	}
 	return out
@@ -207,7 +226,7 @@ func timeToFence(lv Liveness, bound time.Duration) InvariantResult {
 	r := newResult(TimeToFence)
 	var first string
 	for _, f := range lv.Fenced {
-		if f.Delay > bound {
+		if f.Delay > bound && f.Attempts >= slowAttempts {
 			r.Violations++
 			if first == "" {
 				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, acted again at %s and was fenced only at %s: "+
@@ -217,7 +236,7 @@ func timeToFence(lv Liveness, bound time.Duration) InvariantResult {
 		}
 	}
 	for _, z := range lv.Zombies {
-		if z.LastActive-max(z.SupersededAt, z.ActedAt) > bound {
+		if z.LastActive-max(z.SupersededAt, z.ActedAt) > bound && z.Attempts >= slowAttempts {
 			r.Violations++
 			if first == "" {
 				first = fmt.Sprintf("%s (term %d), superseded by %s at %s, acted again at %s, was still acting at %s "+

@@ -242,6 +242,8 @@ type FenceDelay struct {
 	ActedAt  time.Duration `json:"acted_at,omitempty"`
 	FencedAt time.Duration `json:"fenced_at"`
 	Delay    time.Duration `json:"delay"`
+	// Attempts counts its syncs and CAS steps from ActedAt to its fence.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Zombie is a superseded writer that was still acting at LastActive and never got fenced.
@@ -253,6 +255,8 @@ type Zombie struct {
 	// ActedAt is the writer's first action after its supersession; the bound runs from here.
 	ActedAt    time.Duration `json:"acted_at,omitempty"`
 	LastActive time.Duration `json:"last_active"`
+	// Attempts counts its syncs and CAS steps from ActedAt on.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Stuck is a writer whose history ends in Syncs ambiguous syncs spanning Tail, with no ack
