@@ -209,9 +209,11 @@ func (cr *cellRun) run(ctx context.Context) error {
 		if w.Role == "primary" {
 			wr := cr.cluster.Writer(w.ID)
 			if err := wr.Promote(ctx, w.Term); err != nil {
-				// A step that crashed the writer mid-promotion, or a rival that fenced it, makes
-				// the failure an outcome the checker judges; anything else is the bench's.
-				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) {
+				// A step that crashed the writer mid-promotion, a rival that fenced it, or a
+				// fault that kept the store from answering makes the failure an outcome the
+				// checker judges; anything else is the bench's.
+				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) &&
+					!fence.IsRetryable(err) && !errors.Is(err, store.ErrAmbiguous) && !errors.Is(err, store.ErrConflict) {
 					return harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
 				}
 				cr.log.Debug("initial promotion ended by a step", "writer", w.ID, "err", err)
