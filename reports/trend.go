@@ -24,6 +24,8 @@ type trendView struct {
 	Notes   []string      `json:"notes,omitempty"`
 	// Flaky names the flaky cells, in row order.
 	Flaky []string `json:"flaky,omitempty"`
+	// Certs are the store certifications in the results folder, newest first.
+	Certs []trendCert `json:"certifications,omitempty"`
 }
 
 type trendRun struct {
@@ -96,6 +98,8 @@ func WriteTrend(resultsDir string) error {
 	}
 	v := buildTrend(sums)
 	v.Notes = append(v.Notes, notes...)
+	certs, cnotes := readCerts(resultsDir, entries)
+	v.Certs, v.Notes = certs, append(v.Notes, cnotes...)
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, "trend.html.tmpl", v); err != nil {
 		return fmt.Errorf("reports: trend: %w", err)
