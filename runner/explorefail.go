@@ -134,7 +134,10 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	var rec *outcome.CellResult
 	ef.Cell, rec = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
 	if rec != nil && contains(violatedBy(rec), ef.Target) {
-		ef.Narrative = rec.Result.Narrative // the shrunk run's own account
+		// The shrunk run's own account, without its first line: that line reads the verdict
+		// against the scenario's expectation (the violation was expected there).
+		_, rest, _ := strings.Cut(rec.Result.Narrative, "\n")
+		ef.Narrative = "violated " + strings.Join(violatedBy(rec), ", ") + ".\n" + rest
 	}
 	cf.confirm(ctx, n, small, f.seed, ef)
 }
