@@ -254,3 +254,30 @@ func TestRetryingResendsALostConditionalWrite(t *testing.T) {
 		t.Fatalf("ledger has %d entries, want 2 (the lost one and the retry)", len(l))
 	}
 }
+
+// Drain returns only once a request held by a delay rule has landed: after it, a direct read
+// of the store (the auditor's) sees the write, and no late write can follow it.
+func TestDrainWaitsForDelayedRequests(t *testing.T) {
+	mem := store.NewMem()
+	b, err := sim.New(mem, sim.Options{Prefix: "p/", Clock: wait.Scaled(100), Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := b.Path("a")
+	open(t, p, faults.RuleFault(faults.Rule{Name: "hold", Action: faults.Delay, Delay: 200 * time.Second}))
+	if _, err := p.Put(context.Background(), "p/k", []byte("v")); !errors.Is(err, store.ErrAmbiguous) {
+		t.Fatalf("error %v, want an unknown outcome", err)
+	}
+	if _, err := mem.Get(context.Background(), "p/k"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the held write landed before its delay: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Get(context.Background(), "p/k"); err != nil {
+		t.Fatalf("Drain returned before the held write landed: %v", err)
+	}
+}
