@@ -94,6 +94,7 @@ type Bench struct {
 	order    []*Path
 	closed   bool
 	inflight sync.WaitGroup // L7 handlers running
+	busy     atomic.Int64   // the same count, readable while handlers still arrive (Drain)
 
 	ledgerMu  sync.Mutex
 	ledgerCnd *sync.Cond // signaled when finishing drops to 0
@@ -262,7 +263,14 @@ func (b *Bench) enter() bool {
 		return false
 	}
 	b.inflight.Add(1)
+	b.busy.Add(1)
 	return true
+}
+
+// leave ends an L7 handler that enter admitted.
+func (b *Bench) leave() {
+	b.busy.Add(-1)
+	b.inflight.Done()
 }
 
 func (b *Bench) isClosed() bool {
@@ -275,14 +283,16 @@ func (b *Bench) isClosed() bool {
 // lands at the store first), or ctx ends. Call it once the clients stopped sending, before
 // reading the store directly: nothing of a path reaches the store after it returns nil.
 func (b *Bench) Drain(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { b.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("faults: requests still in flight: %w", ctx.Err())
+	// Not inflight.Wait: a client may still open a request meanwhile, and a WaitGroup must
+	// not be waited on while it is being added to.
+	for b.busy.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("faults: requests still in flight: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
+	return nil
 }
 
 // Close stops everything the bench started: Toxiproxy proxies, L7

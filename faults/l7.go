@@ -50,7 +50,7 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if !b.enter() {
 		panic(http.ErrAbortHandler)
 	}
-	defer b.inflight.Done()
+	defer b.leave()
 
 	e := history.LedgerEntry{ID: b.nextID.Add(1), Time: b.clock(), Writer: p.writer, Method: r.Method}
 	e.Key, e.Query = b.target(r)

@@ -172,8 +172,10 @@ func (p *Path) late(ctx context.Context, c call, e history.LedgerEntry, rule *fa
 	abandoned := false
 	done := make(chan served, 1)
 	p.b.late.Add(1)
+	p.b.busy.Add(1)
 	go func() {
 		defer p.b.late.Done()
+		defer p.b.busy.Add(-1)
 		var s served
 		if p.b.o.Clock.For(p.b.ctx, rule.Delay) {
 			s.a, s.e = p.serve(c, e, rule, keyOK)

@@ -41,6 +41,7 @@ type Bench struct {
 	ctx    context.Context // ended by Close: releases held calls
 	cancel context.CancelFunc
 	late   sync.WaitGroup // delayed requests still on their way to the store
+	busy   atomic.Int64   // the same count, readable while requests still arrive (Drain)
 
 	mu     sync.Mutex
 	paths  map[string]*Path
@@ -91,14 +92,16 @@ func (b *Bench) Ledger() []history.LedgerEntry {
 // Drain waits until every delayed request has landed at the store, or ctx ends. Call it once
 // the writers stopped, before reading the store directly.
 func (b *Bench) Drain(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { b.late.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("sim: delayed requests still on their way: %w", ctx.Err())
+	// Not late.Wait: a writer may still send meanwhile, and a WaitGroup must not be waited
+	// on while it is being added to.
+	for b.busy.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sim: delayed requests still on their way: %w", ctx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
+	return nil
 }
 
 // Close releases every held call and waits for delayed requests to land.
