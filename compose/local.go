@@ -297,7 +297,7 @@ func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {
 		resp, err := client.Get(l.Endpoint + "/minio/health/ready")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK && l.objectLayerUp(client) {
 				return nil
 			}
 		}
@@ -306,6 +306,19 @@ func (l *Local) waitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// objectLayerUp reports whether the server answers object requests: /minio/health/ready is
+// 200 before an erasure set has initialised, while a request then still gets 503
+// XMinioServerNotInitialized. An anonymous request on the bucket is refused (403) or finds no
+// bucket (404) once the object layer is up, and answers 503 before.
+func (l *Local) objectLayerUp(client *http.Client) bool {
+	resp, err := client.Get(l.Endpoint + "/" + l.Config().Bucket + "/?location")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode != http.StatusServiceUnavailable
 }
 
 func (l *Local) makeBucket(ctx context.Context) error {
