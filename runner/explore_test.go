@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,7 +129,7 @@ func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
 				if res.Verdict == checker.Error {
 					t.Fatalf("replay %d: %s", i, res.Error)
 				}
-				got := string(res.Verdict) + " " + joinStr(violatedBy(res)) + "\n" + story(res.Events)
+				got := string(res.Verdict) + " " + strings.Join(violatedBy(res), ",") + "\n" + story(res.Events)
 				if i == 0 {
 					want = got
 					continue
@@ -139,14 +140,6 @@ func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
 			}
 		})
 	}
-}
-
-func joinStr(xs []string) string {
-	out := ""
-	for _, x := range xs {
-		out += x + ","
-	}
-	return out
 }
 
 // story is the protocol steps of a history, per writer, in order, with their outcomes.

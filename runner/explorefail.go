@@ -1,14 +1,15 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
@@ -51,12 +52,8 @@ func (e *exploration) failures(ctx context.Context) {
 }
 
 func sortedFound(fs []found) []found {
-	out := append([]found(nil), fs...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].index < out[j-1].index; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	out := slices.Clone(fs)
+	slices.SortFunc(out, func(a, b found) int { return cmp.Compare(a.index, b.index) })
 	return out
 }
 
@@ -133,7 +130,7 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	ef.Replays, ef.ReplayHits = e.replay(ctx, small, f.seed, ef.Target)
 	var rec *outcome.CellResult
 	ef.Cell, rec = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
-	if rec != nil && contains(violatedBy(rec), ef.Target) {
+	if rec != nil && slices.Contains(violatedBy(rec), ef.Target) {
 		// The shrunk run's own account, without its first line: that line reads the verdict
 		// against the scenario's expectation (the violation was expected there).
 		_, rest, _ := strings.Cut(rec.Result.Narrative, "\n")
@@ -142,49 +139,22 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	cf.confirm(ctx, n, small, f.seed, ef)
 }
 
-// replayJobs is how many replays run at once: one, as the shrinker judged its candidates, so a
-// replay meets the conditions the shrunk scenario was accepted under (replays run alongside
-// each other, as the schedules of the exploration did, reproduce some races more often and
-// others less).
-const replayJobs = 1
-
-// replay runs sc o.Replays times on the exploring stack and counts the runs that violated
-// target.
+// replay runs sc o.Replays times on the exploring stack, one after another, as the shrinker
+// judged its candidates (replays run side by side reproduce some races more often and others
+// less), and counts the runs that violated target.
 func (e *exploration) replay(ctx context.Context, sc *scenarios.Scenario, seed uint64, target string) (runs, hits int) {
 	judge := e.judge(seed)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, replayJobs)
 	for range e.o.Replays {
+		v, err := judge(ctx, sc)
 		if ctx.Err() != nil {
 			break
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			v, err := judge(ctx, sc)
-			mu.Lock()
-			defer mu.Unlock()
-			if ctx.Err() == nil {
-				runs++
-				if err == nil && contains(v, target) {
-					hits++
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return runs, hits
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+		runs++
+		if err == nil && slices.Contains(v, target) {
+			hits++
 		}
 	}
-	return false
+	return runs, hits
 }
 
 func rerunCommand(o ExploreOptions, seed uint64, file string) string {
@@ -271,7 +241,7 @@ func (c *confirmer) confirm(ctx context.Context, n int, sc *scenarios.Scenario, 
 			ef.Confirmed = "error: " + res.Error
 			continue
 		}
-		if contains(violatedBy(res), ef.Target) {
+		if slices.Contains(violatedBy(res), ef.Target) {
 			ef.Confirmed = "reproduced"
 			return
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -93,7 +94,7 @@ func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if tty {
 		o.Progress = exploreBar(stderr)
 	}
-	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", firstNonEmpty(o.Variant, "the correct protocol"), st.Env.Info().Stack, x.seed)
+	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", cmp.Or(o.Variant, "the correct protocol"), st.Env.Info().Stack, x.seed)
 	res, err := runner.Explore(ctx, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench explore: %v\n", err)
@@ -207,15 +208,6 @@ func exploreBar(w io.Writer) func(done, total, failed int) {
 		}
 		fmt.Fprintf(w, "\r\033[K%d schedules, %d failed", done, failed)
 	}
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // shrinkCount maps --shrink to ExploreOptions.Shrink, where 0 means the default.
