@@ -104,6 +104,7 @@ func compose(res *Result, x *index) {
 	if len(reasons) == 0 {
 		reasons = append(reasons, fmt.Sprintf("all %s held", plural(len(res.Invariants), "invariant", "invariants")))
 	}
+	reasons = append(reasons, otherWay(res.Attestation, ex)...)
 	res.Verdict, res.Reasons = verdict, reasons
 	res.Narrative = narrative(verdict, reasons, res.Invariants)
 }
@@ -167,8 +168,16 @@ func variantVerdict(violated, failed []string, status map[string]InvariantResult
 // that never fired, too few acknowledgements, or nothing acknowledged and no fault declared.
 func gatingReasons(res *Result, ex Expect) []string {
 	var gating []string
+	correct := len(ex.Violated) == 0 && ex.Verdict != Fail
 	for _, a := range res.Attestation {
-		if !a.Fired {
+		switch {
+		case a.Fired:
+		case a.Missed != "" && correct:
+			// The race went the other way: the correct protocol met the other order, which
+			// is as much a pass as the order the scenario aimed at; the reason says so.
+		case a.Missed != "":
+			gating = append(gating, fmt.Sprintf("declared fault %q (%s) never fired: the race went the other way (%s)", a.Name, a.Layer, a.Missed))
+		default:
 			gating = append(gating, fmt.Sprintf("declared fault %q (%s) never fired", a.Name, a.Layer))
 		}
 	}
@@ -180,6 +189,21 @@ func gatingReasons(res *Result, ex Expect) []string {
 		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
 	}
 	return gating
+}
+
+// otherWay notes, for a correct run, each event-triggered fault that could not fire because
+// its event never came: the verdict stands, and says which race went the other way.
+func otherWay(att []FaultAttestation, ex Expect) []string {
+	if len(ex.Violated) > 0 || ex.Verdict == Fail {
+		return nil
+	}
+	var notes []string
+	for _, a := range att {
+		if !a.Fired && a.Missed != "" {
+			notes = append(notes, fmt.Sprintf("the race went the other way: %s, so declared fault %q (%s) did not fire", a.Missed, a.Name, a.Layer))
+		}
+	}
+	return notes
 }
 
 func verbOf(v Verdict) string {

@@ -188,7 +188,7 @@ func (x *index) possiblyApplied(p int32) bool {
 func (x *index) attest() []FaultAttestation {
 	var out []FaultAttestation
 	for _, f := range x.in.Expect.Faults {
-		a := FaultAttestation{Name: f.Name, Layer: f.Layer}
+		a := FaultAttestation{Name: f.Name, Layer: f.Layer, Missed: f.Missed}
 		first := time.Duration(-1)
 		if f.Layer != "l4" && f.Layer != "protocol" {
 			for i := range x.in.Ledger {

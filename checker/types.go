@@ -111,6 +111,10 @@ type Fault struct {
 	Name string `json:"name"`
 	// Layer is "l4", "l7" or "protocol". Any other value is looked up in both places.
 	Layer string `json:"layer"`
+	// Missed, when set, says that the protocol event the fault's step waited for never
+	// happened ("a never reached restore-read"): the race the scenario set up went the other
+	// way. A correct run expected to pass is then not gated by the fault that did not fire.
+	Missed string `json:"missed,omitempty"`
 }
 
 // Expect is what the scenario declares.
@@ -132,7 +136,9 @@ type Fault struct {
 //     run's pass — or a variant's "survived" fail, which then proves nothing — becomes
 //     inconclusive. A genuine unexpected failure stays fail, and an expected failure that was
 //     shown (a variant killed before it reached its later faults) stays pass; the gating
-//     reasons are reported either way.
+//     reasons are reported either way. A fault whose Missed is set (its step's event never
+//     came) does not gate a correct run expected to pass: the reasons say the race went the
+//     other way.
 type Expect struct {
 	// Verdict is Pass (the default when empty) or Fail.
 	Verdict Verdict `json:"verdict,omitempty"`
@@ -277,6 +283,8 @@ type FaultAttestation struct {
 	Count int `json:"count"`
 	// First is when it first fired.
 	First time.Duration `json:"first,omitempty"`
+	// Missed is Fault.Missed: why an event-triggered fault could not fire.
+	Missed string `json:"missed,omitempty"`
 }
 
 // AmbiguityStats counts ambiguous protocol writes (CAS, Claim, Transfer, Revert, Adopt with

@@ -97,28 +97,42 @@ func TestExpectations(t *testing.T) {
 		{"variant killed before a later fault fired", lossy,
 			func(e *Expect) {
 				e.Violated = []string{NoAckedWriteLoss}
-				e.Faults = append(e.Faults, Fault{"never-reached", "l7"})
+				e.Faults = append(e.Faults, Fault{Name: "never-reached", Layer: "l7"})
 			},
 			Pass, []string{"variant killed: NoAckedWriteLoss", `declared fault "never-reached" (l7) never fired`}},
 		{"variant survived because the fault never fired", func() *hb { h, _ := base(); return h },
 			func(e *Expect) {
 				e.Violated = []string{NoAckedWriteLoss}
-				e.Faults = append(e.Faults, Fault{"drop-cas", "l7"})
+				e.Faults = append(e.Faults, Fault{Name: "drop-cas", Layer: "l7"})
 			},
 			Inconclusive, []string{`declared fault "drop-cas" (l7) never fired`}},
+		{"correct run whose race went the other way", func() *hb { h, _ := base(); return h },
+			func(e *Expect) {
+				e.Faults = append(e.Faults, Fault{Name: "pause-a", Layer: "protocol", Missed: "a never reached its restore-read event"})
+			},
+			Pass, []string{"all ", `the race went the other way: a never reached its restore-read event, so declared fault "pause-a" (protocol) did not fire`}},
+		{"correct run whose timed fault never fired", func() *hb { h, _ := base(); return h },
+			func(e *Expect) { e.Faults = append(e.Faults, Fault{Name: "pause-a", Layer: "protocol"}) },
+			Inconclusive, []string{`declared fault "pause-a" (protocol) never fired`}},
+		{"variant whose race went the other way", func() *hb { h, _ := base(); return h },
+			func(e *Expect) {
+				e.Violated = []string{NoAckedWriteLoss}
+				e.Faults = append(e.Faults, Fault{Name: "pause-a", Layer: "protocol", Missed: "a never reached its restore-read event"})
+			},
+			Inconclusive, []string{`declared fault "pause-a" (protocol) never fired: the race went the other way (a never reached its restore-read event)`}},
 		{"expected fail with no list", lossy, func(e *Expect) { e.Verdict = Fail },
 			Pass, []string{"a failure was expected: NoAckedWriteLoss failed"}},
 		{"correct run with a loss", lossy, func(e *Expect) {}, Fail, []string{"NoAckedWriteLoss failed"}},
 		{"writer expected fenced was not", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.Fenced = []string{"a", "b"} }, Fail, []string{"expected b to end fenced"}},
 		{"declared fault never fired", func() *hb { h, _ := base(); return h },
-			func(e *Expect) { e.Faults = append(e.Faults, Fault{"drop-cas", "l7"}) },
+			func(e *Expect) { e.Faults = append(e.Faults, Fault{Name: "drop-cas", Layer: "l7"}) },
 			Inconclusive, []string{`"drop-cas" (l7) never fired`}},
 		{"l7 fault fired", func() *hb {
 			h, _ := base()
 			h.ledger(history.LedgerEntry{Writer: "a", Method: "GET", Key: "x", Time: ms(1), Rule: "drop-cas", Forwarded: true, Status: 200})
 			return h
-		}, func(e *Expect) { e.Faults = append(e.Faults, Fault{"drop-cas", "l7"}) }, Pass, nil},
+		}, func(e *Expect) { e.Faults = append(e.Faults, Fault{Name: "drop-cas", Layer: "l7"}) }, Pass, nil},
 		{"below the ack floor", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.MinAcked = 100 }, Inconclusive, []string{"only 5 ops acknowledged, below the floor of 100"}},
 		{"a safety failure is not masked by gating", lossy,

@@ -58,7 +58,11 @@ func faultRows(att []checker.FaultAttestation, ev []history.Event, ledger []hist
 	var v faultView
 	for _, a := range att {
 		b := badge{Label: "fired", Class: "pass"}
-		if !a.Fired {
+		switch {
+		case a.Fired:
+		case a.Missed != "":
+			b = badge{Label: "not reached: " + a.Missed, Class: "inconclusive"}
+		default:
 			b = badge{Label: "never fired", Class: "inconclusive"}
 		}
 		r := declaredRow{Name: a.Name, Layer: a.Layer, Fired: b, Count: a.Count}

@@ -154,6 +154,7 @@ type cellRun struct {
 	held     map[string]*faults.Set // writer -> its protocol faults (network ones live on its path)
 	bg       sync.WaitGroup
 	stopping bool
+	arrived  map[int]bool // event-triggered steps whose event came
 }
 
 func (cr *cellRun) fail(err error) {
@@ -424,7 +425,7 @@ func (cr *cellRun) expect() checker.Expect {
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
 			if spec := st.Spec(); spec.Fault {
-				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer)})
+				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer), Missed: cr.missed(st)})
 			}
 		}
 	}
@@ -437,6 +438,25 @@ func (cr *cellRun) expect() checker.Expect {
 	e.Violated = sc.Expect.Violated
 	e.Fenced = sc.Expect.Fenced
 	return e
+}
+
+// missed says why an event-triggered step never ran: its writer never reached the event it
+// waited for (the race went the other way). "" for a step whose event came, or a timed one.
+func (cr *cellRun) missed(st scenarios.Step) string {
+	if st.Trigger != scenarios.TriggerAfter || st.After == nil {
+		return ""
+	}
+	cr.mu.Lock()
+	came := cr.arrived[st.Index]
+	cr.mu.Unlock()
+	if came {
+		return ""
+	}
+	a := st.After
+	if a.Count > 1 {
+		return fmt.Sprintf("%s never reached its %s event #%d", a.Writer, a.Event, a.Count)
+	}
+	return fmt.Sprintf("%s never reached its %s event", a.Writer, a.Event)
 }
 
 func finalState(a writers.AuditResult) checker.Final {

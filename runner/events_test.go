@@ -134,3 +134,45 @@ func sameEvents(t *testing.T, got, want []string) {
 		t.Fatalf("fault events differ\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }
+
+// TestRaceThatWentTheOtherWay: a fault waiting for an event its writer never reaches (b is
+// never fenced: nobody supersedes it) does not turn a correct run inconclusive; the verdict
+// stays pass and says which race went the other way. A fault waiting on a clock that never
+// came would still gate the run.
+func TestRaceThatWentTheOtherWay(t *testing.T) {
+	s, err := scenarios.Parse("other-way.yaml", []byte(`
+name: other-way
+duration: 1200ms
+traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
+writers:
+  - {id: a, role: primary, term: 1}
+  - {id: b, role: standby}
+steps:
+  - after: {writer: a, event: fenced}
+    pause: a
+    for: 100ms
+expect:
+  verdict: pass
+  min_acked: 20
+`), scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testenv.MinIO(t)
+	sum, err := Run(context.Background(), []*scenarios.Scenario{s},
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sum.Cells[0]
+	if c.Verdict != "pass" {
+		t.Fatalf("verdict %s, want pass: %v", c.Verdict, c.Result.Reasons)
+	}
+	want := `the race went the other way: a never reached its fenced event, so declared fault`
+	if !slices.ContainsFunc(c.Result.Reasons, func(r string) bool { return strings.Contains(r, want) }) {
+		t.Fatalf("reasons %q do not say the race went the other way", c.Result.Reasons)
+	}
+	if len(c.Result.Attestation) != 1 || c.Result.Attestation[0].Missed == "" || c.Result.Attestation[0].Fired {
+		t.Fatalf("attestation %+v: want one unfired fault with its missed event", c.Result.Attestation)
+	}
+}

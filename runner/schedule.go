@@ -63,6 +63,12 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 			continue
 		}
 		st := st
+		cr.mu.Lock()
+		if cr.arrived == nil {
+			cr.arrived = map[int]bool{}
+		}
+		cr.arrived[st.Index] = true
+		cr.mu.Unlock()
 		if a.Delay == 0 && st.Spec().Inline {
 			cr.exec(ctx, st)
 			cr.windowLater(ctx, st)
