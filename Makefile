@@ -128,6 +128,16 @@ $(VERSITYGW):
 	@mkdir -p $(STORES_BIN)
 	CGO_ENABLED=0 GOBIN=$(STORES_BIN) $(GO) install $(VERSITYGW_MODULE)
 
+# Stability of the verdicts: the catalogue with its kill matrix K times on each client (each
+# round with a new seed), beside a CPU hog when HOG=1 (one busy process per core, as on a loaded
+# CI machine); results/stability-<id>/stability.html shows each cell's flip rate, and the
+# target fails when any verdict differed from the expected one. Not part of `make test`.
+K ?= 10
+HOG ?= 0
+.PHONY: stability
+stability: minio
+	$(GO) run ./cmd/fencebench stability --rounds $(K) $(if $(filter 1,$(HOG)),--hog)
+
 # Mutation score of the protocol's decision points (fence/, writers/): each mutant is built
 # with `go build -overlay` and explored on the simulated stack; results/mutate/mutate.txt lists
 # the survivors, and the target fails below MUTATE_MIN. Not part of `make test`: it builds and

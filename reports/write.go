@@ -17,6 +17,7 @@ var templateFS embed.FS
 
 var pages = template.Must(template.New("reports").Funcs(template.FuncMap{
 	"add": func(a, b int) int { return a + b },
+	"pct": func(r float64) float64 { return 100 * r },
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // Write writes the report of run into dir: dir/index.html, dir/<cell.ID>/report.html for

@@ -5,6 +5,7 @@
 //	run [flags] [files | dirs | names] run scenarios and write results/<run-id>/
 //	certify [flags]                   probe a store's conditional writes: can it carry fencing?
 //	explore [flags]                   generate fault schedules, judge them, shrink what fails
+//	stability [flags] [names]         the catalogue with its kill matrix K times per client: flip rate per cell
 //	validate [files | dirs | names]   check scenarios without running anything
 //	report <results/run-id>           judge a stored run again and rewrite its reports
 //	merge <out/run-id> <shard runs>   join the runs of run --shard K/N into one run folder
@@ -49,6 +50,8 @@ commands:
                                     probe a store's conditional writes; exit 0 certified, 1 a HARD probe failed
   explore --schedules N | --for D [--variant V] [--stack sim (default) | local | ...] [--confirm local|none]
                                     generate fault schedules, judge each, shrink failures to scenarios
+  stability [--rounds K] [--clients minio-go,aws-sdk] [--hog] [--stack ...] [names]
+                                    run the catalogue with its kill matrix K times per client; the flip rate per cell
   validate [files | dirs | names]   check scenarios without running anything
   report <results/run-id>           judge a stored run again and rewrite its reports
   merge <out/run-id> <shard-run-dir | folder of shard runs>...
@@ -72,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return certifyCmd(ctx, args[1:], stdout, stderr)
 	case "explore":
 		return exploreCmd(ctx, args[1:], stdout, stderr)
+	case "stability":
+		return stabilityCmd(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
 	case "report":
