@@ -25,12 +25,23 @@ type ShrinkOptions struct {
 	// Describe tells what the shrunk scenario shows, for its description; nil describes its
 	// steps.
 	Describe func(sc *scenarios.Scenario) string
+	// Settle, when above 0, asks the result to fail Settle runs in a row: a candidate that
+	// failed Tries times may still miss now and then (a race the schedule does not pin), so
+	// the shrunk scenario is replayed Settle times and, when it misses, the shrink walks back
+	// through the candidates it kept, from the smallest, to the first that fails every one
+	// of Settle runs (or, when none does, the one with the longest run of failures). At most
+	// 10*Settle runs are spent on it, beside MaxRuns.
+	Settle int
 }
 
 // ShrinkStats say what a shrink cost and achieved.
 type ShrinkStats struct {
 	Runs                    int // judge runs spent
 	StepsBefore, StepsAfter int
+	// SettleRuns and SettleHits are the runs spent settling the result and how many of the
+	// chosen candidate's failed in a row; Backtracked how many kept candidates the settling
+	// walked back past (0: the smallest one replays).
+	SettleRuns, SettleHits, Backtracked int
 }
 
 // errBudget ends a shrink whose judge runs are spent; Shrink itself reports no error then.
@@ -55,7 +66,7 @@ func Shrink(ctx context.Context, sc *scenarios.Scenario, target string, judge Ju
 	if err != nil {
 		return nil, ShrinkStats{}, fmt.Errorf("explore: the scenario to shrink does not load: %w", err)
 	}
-	s := &shrinker{ctx: ctx, target: target, judge: judge, o: o, best: start, tried: map[string]bool{}}
+	s := &shrinker{ctx: ctx, target: target, judge: judge, o: o, best: start, tried: map[string]bool{}, kept: []*scenarios.Scenario{start}}
 	for s.stop == nil {
 		dropped := s.ddmin()
 		weakened := s.weaken()
@@ -64,7 +75,11 @@ func Shrink(ctx context.Context, sc *scenarios.Scenario, target string, judge Ju
 			break
 		}
 	}
-	stats := ShrinkStats{Runs: s.runs, StepsBefore: len(sc.Steps), StepsAfter: len(s.best.Steps)}
+	stats := ShrinkStats{Runs: s.runs, StepsBefore: len(sc.Steps)}
+	if s.stop == nil || errors.Is(s.stop, errBudget) {
+		s.settle(&stats)
+	}
+	stats.StepsAfter = len(s.best.Steps)
 	out, err := s.result(sc)
 	if err != nil {
 		return nil, stats, err
@@ -83,9 +98,38 @@ type shrinker struct {
 	judge  Judge
 	o      ShrinkOptions
 	best   *scenarios.Scenario
+	kept   []*scenarios.Scenario // every candidate kept, the start first, best last
 	runs   int
 	tried  map[string]bool
 	stop   error
+}
+
+// settle makes best a candidate that fails o.Settle runs in a row, walking back through the
+// kept candidates from the smallest; see ShrinkOptions.Settle.
+func (s *shrinker) settle(st *ShrinkStats) {
+	if s.o.Settle <= 0 {
+		return
+	}
+	budget := 10 * s.o.Settle
+	bestRun, pick := -1, len(s.kept)-1
+	for i := len(s.kept) - 1; i >= 0 && st.SettleRuns < budget; i-- {
+		run := 0
+		for run < s.o.Settle && st.SettleRuns < budget && s.ctx.Err() == nil {
+			st.SettleRuns++
+			violated, err := s.judge(s.ctx, s.kept[i])
+			if err != nil || !slices.Contains(violated, s.target) {
+				break
+			}
+			run++
+		}
+		if run > bestRun {
+			bestRun, pick = run, i
+		}
+		if run == s.o.Settle || s.ctx.Err() != nil {
+			break
+		}
+	}
+	s.best, st.SettleHits, st.Backtracked = s.kept[pick], bestRun, len(s.kept)-1-pick
 }
 
 // try judges a candidate and keeps it when it loads and fails on every try.
@@ -114,6 +158,7 @@ func (s *shrinker) try(c *scenarios.Scenario) bool {
 		}
 	}
 	s.best = parsed
+	s.kept = append(s.kept, parsed)
 	return true
 }
 

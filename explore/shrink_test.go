@@ -206,3 +206,52 @@ func TestShrinkCountsJudgeErrorsAsNotFailing(t *testing.T) {
 		t.Fatalf("a judge that only errs shrank the scenario to %d steps in %d runs", len(out.Steps), stats.Runs)
 	}
 }
+
+// TestShrinkSettlesOnAReliableCandidate: the failure shows every time while a's pause pins the
+// race and every other time without it. A shrink judging each candidate once drops the pause
+// by luck; settling replays the smallest candidate, sees it miss, and walks back to the
+// smallest kept one that fails 20 runs in a row, which still holds the pause.
+func TestShrinkSettlesOnAReliableCandidate(t *testing.T) {
+	calls := 0
+	pinned := func(_ context.Context, sc *scenarios.Scenario) ([]string, error) {
+		calls++
+		if !bug(sc) {
+			return nil, nil
+		}
+		for _, st := range sc.Steps {
+			if st.Action == scenarios.Pause {
+				return []string{target}, nil
+			}
+		}
+		if calls%2 == 1 {
+			return []string{target}, nil
+		}
+		return nil, nil
+	}
+	loose, _, err := Shrink(context.Background(), tenSteps(t), target, pinned, ShrinkOptions{Tries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasPause := func(sc *scenarios.Scenario) bool {
+		for _, st := range sc.Steps {
+			if st.Action == scenarios.Pause {
+				return true
+			}
+		}
+		return false
+	}
+	if hasPause(loose) {
+		t.Fatalf("the unsettled shrink was meant to drop the pause by luck:\n%s", loose.Raw)
+	}
+	calls = 0
+	out, stats, err := Shrink(context.Background(), tenSteps(t), target, pinned, ShrinkOptions{Tries: 1, Settle: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bug(out) || !hasPause(out) {
+		t.Fatalf("settled shrink is not the pinned failure:\n%s", out.Raw)
+	}
+	if stats.SettleHits != 20 || stats.Backtracked == 0 || stats.SettleRuns > 200 || stats.StepsAfter != len(out.Steps) {
+		t.Fatalf("stats %+v", stats)
+	}
+}

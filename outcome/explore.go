@@ -120,6 +120,9 @@ type ExploredFailure struct {
 	Writers     int     `json:"writers"`
 	Rate        float64 `json:"rate"`
 	ShrinkRuns  int     `json:"shrink_runs"` // candidate runs the shrinker spent
+	// Pinned says the shrink started from the schedule with its timed steps tied to the
+	// protocol events they followed in the failing run (explore.Pin), which reproduced it.
+	Pinned bool `json:"pinned,omitempty"`
 	// Scenario is the shrunk scenario's file, relative to the exploration folder, and YAML
 	// its text; Original the unshrunk schedule's file.
 	Scenario string `json:"scenario"`

@@ -150,6 +150,8 @@ type CellResult struct {
 
 	Events []history.Event       `json:"-"`
 	Ledger []history.LedgerEntry `json:"-"`
+	// Trace is when the cell's protocol events and steps happened (in memory only).
+	Trace *Trace `json:"-"`
 }
 
 // StoredInput is the part of a checker.Input that is not the history or the ledger.
@@ -194,3 +196,21 @@ type badInput struct{ err error }
 
 func (b badInput) Error() string   { return b.err.Error() }
 func (b badInput) Unwrap() []error { return []error{b.err, ErrBadInput} }
+
+// Trace is when a cell's protocol events and steps happened, in scenario time: what a
+// schedule found by exploration is pinned to before it is shrunk (a timed step becomes a step
+// after the event that preceded it). It lives in memory only.
+type Trace struct {
+	// Signals are the writers' protocol events in the order they were seen.
+	Signals []TracedSignal
+	// Steps maps a step's index to when it first ran; a step that never ran is absent.
+	Steps map[int]time.Duration
+}
+
+// TracedSignal is one protocol event: the N-th Event of Writer, at At.
+type TracedSignal struct {
+	At     time.Duration
+	Writer string
+	Event  string
+	N      int
+}

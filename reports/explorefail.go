@@ -27,6 +27,7 @@ type failureView struct {
 	Writers     int    `json:"writers"`
 	Rate        string `json:"rate"`
 	ShrinkRuns  int    `json:"shrink_runs"`
+	Pinned      bool   `json:"pinned,omitempty"`
 	// Replays reads "k/n": replays that violated the target over replays run.
 	Replays      string `json:"replays"`
 	ReplayClass  string `json:"replay_class"`
@@ -73,7 +74,7 @@ func toFailureView(f *outcome.ExploredFailure, confirm string, i int) failureVie
 	v := failureView{
 		Anchor: fmt.Sprintf("failure-%d", i+1), Target: f.Target, Seed: fmtSeed(f.Seed), Index: f.Index,
 		Steps: f.Steps, ShrunkSteps: f.ShrunkSteps, Writers: f.Writers, Rate: fmt.Sprintf("%g/s", f.Rate),
-		ShrinkRuns: f.ShrinkRuns, Replays: fmt.Sprintf("%d/%d", f.ReplayHits, f.Replays),
+		ShrinkRuns: f.ShrinkRuns, Pinned: f.Pinned, Replays: fmt.Sprintf("%d/%d", f.ReplayHits, f.Replays),
 		Confirm:  confirmBadge(f.Confirmed, confirm),
 		Scenario: f.Scenario, ScenarioHref: localHref(f.Scenario),
 		Original: f.Original, OriginalHref: localHref(f.Original),

@@ -155,6 +155,7 @@ type cellRun struct {
 	bg       sync.WaitGroup
 	stopping bool
 	arrived  map[int]bool // event-triggered steps whose event came
+	trace    outcome.Trace
 }
 
 func (cr *cellRun) fail(err error) {
@@ -330,6 +331,10 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	in := checker.Input{Events: cr.res.Events, Ledger: cr.res.Ledger, Final: finalState(audit), Expect: cr.expect()}
 	cr.res.Input = &outcome.StoredInput{Final: in.Final, Expect: in.Expect}
 	cr.res.Result = checker.Check(in)
+	cr.mu.Lock()
+	tr := cr.trace
+	cr.res.Trace = &tr
+	cr.mu.Unlock()
 	cr.res.Verdict = cr.res.Result.Verdict
 	return nil
 }

@@ -107,11 +107,18 @@ func (e *exploration) judge(seed uint64) explore.Judge {
 // shrink minimises failure f while it still violates its target, writes the result as a
 // scenario, replays it, records one run of it with its reports and confirms it.
 func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.ExploredFailure, cf *confirmer) {
-	small, stats, err := explore.Shrink(ctx, f.sc, ef.Target, e.judge(f.seed), explore.ShrinkOptions{})
-	ef.ShrinkRuns = stats.Runs
+	// Settled on as many runs in a row as the replays that follow will make: a shrunk
+	// scenario is only worth its size when it replays.
+	start := f.sc
+	if p := explore.Pin(f.sc, f.res.Trace); p != nil && e.reproduces(ctx, p, f.seed, ef.Target, 3) {
+		start, ef.Pinned = p, true
+	}
+	small, stats, err := explore.Shrink(ctx, start, ef.Target, e.judge(f.seed), explore.ShrinkOptions{Settle: e.o.Replays})
+	ef.ShrinkRuns = stats.Runs + stats.SettleRuns
+	e.log.Info("explore: shrunk", "seed", f.seed, "steps", stats.StepsAfter, "settled", stats.SettleHits, "backtracked", stats.Backtracked)
 	if err != nil || small == nil {
 		e.log.Warn("explore: shrinking failed", "seed", f.seed, "err", err)
-		small = f.sc
+		small = start
 	}
 	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, variant %s), shrunk from %d steps to %d "+
 		"while it still violated %s. As found: %s", e.o.ID, f.index, f.seed, e.o.Variant, len(f.sc.Steps), len(small.Steps),
@@ -137,6 +144,18 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 		ef.Narrative = "violated " + strings.Join(violatedBy(rec), ", ") + ".\n" + rest
 	}
 	cf.confirm(ctx, n, small, f.seed, ef)
+}
+
+// reproduces says whether sc violates target on each of n runs in a row.
+func (e *exploration) reproduces(ctx context.Context, sc *scenarios.Scenario, seed uint64, target string, n int) bool {
+	judge := e.judge(seed)
+	for range n {
+		v, err := judge(ctx, sc)
+		if err != nil || !slices.Contains(v, target) {
+			return false
+		}
+	}
+	return true
 }
 
 // replay runs sc o.Replays times on the exploring stack, one after another, as the shrinker

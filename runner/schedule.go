@@ -8,6 +8,7 @@ import (
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -53,6 +54,9 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	cr.mu.Lock()
 	stopping := cr.stopping
+	if !stopping {
+		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: string(s.Kind), N: s.N})
+	}
 	cr.mu.Unlock()
 	if stopping {
 		return
@@ -107,6 +111,14 @@ func (cr *cellRun) background(fn func()) {
 // because a higher term exists) are data for the checker.
 func (cr *cellRun) exec(ctx context.Context, st scenarios.Step) {
 	cr.log.Debug("step", "step", st.Index, "action", st.Action, "writer", st.Params.Writer)
+	cr.mu.Lock()
+	if cr.trace.Steps == nil {
+		cr.trace.Steps = map[int]time.Duration{}
+	}
+	if _, ok := cr.trace.Steps[st.Index]; !ok {
+		cr.trace.Steps[st.Index] = cr.rec.Now()
+	}
+	cr.mu.Unlock()
 	spec := st.Spec()
 	switch {
 	case spec.Rhythm:
