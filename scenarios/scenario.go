@@ -136,7 +136,8 @@ type Params struct {
 
 // Events a step can wait for with `after`.
 var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "transferred",
-	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted"}
+	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted",
+	"recovery-started", "engine-opened", "recovered", "recovery-failed"}
 
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",

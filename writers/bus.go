@@ -32,6 +32,11 @@ const (
 	SigCrashed     SignalKind = "crashed"      // the writer crashed
 	SigPaused      SignalKind = "paused"       // the writer froze
 	SigResumed     SignalKind = "resumed"      // the writer thawed
+
+	SigRecoveryStarted SignalKind = "recovery-started" // a recovering copy registered with its source
+	SigEngineOpened    SignalKind = "engine-opened"    // a recovering copy applies replicated ops from now on
+	SigRecovered       SignalKind = "recovered"        // a recovery finished
+	SigRecoveryFailed  SignalKind = "recovery-failed"  // a recovery attempt failed (it starts over)
 )
 
 // Signal is one protocol event of one writer.

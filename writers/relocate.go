@@ -68,6 +68,8 @@ type handoff struct {
 	seq     int64 // chain seq of the transfer
 	segGen  int64
 	segRefs []string
+	// recoveries are the copies with an ongoing or finished recovery from the source.
+	recoveries []*Writer
 }
 
 // Relocate moves the primary role from w (active) to target (standby) at w's term: w blocks
@@ -115,7 +117,9 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	// 3. Hand the primary context over.
 	w.mu.Lock()
 	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.lineage), lastGen: w.lastGen,
-		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs)}
+		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs), recoveries: slices.Clone(w.recoveries)}
+	// A recovery that started before this moment finds out that its primary relocated.
+	w.relocEpoch++
 	w.mu.Unlock()
 	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
 	herr := w.handOver(ctx, target, h, opts)
@@ -366,6 +370,14 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	}
 	w.f, w.target = f, true
 	w.lineage, w.lastGen = h.lineage, h.lastGen
+	if string(w.c.cfg.Variant) != variantTargetIgnoresRecoveries {
+		// The target replicates to every copy its source had started recovering.
+		for _, r := range h.recoveries {
+			if !slices.Contains(w.recoveries, r) {
+				w.recoveries = append(w.recoveries, r)
+			}
+		}
+	}
 	w.nextGen = grantBase(h.lastGen, h.seq)
 	w.segGen = h.segGen
 	if hy.key == "" {
