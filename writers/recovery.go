@@ -34,7 +34,7 @@ import (
 
 // The variants of the recovery. Compared by name.
 const (
-	variantTargetIgnoresRecoveries    = "target-ignores-recoveries"
+	variantTargetIgnoresRecoveries   = "target-ignores-recoveries"
 	variantRecoveryNoRelocationCheck = "recovery-no-relocation-check"
 )
 
