@@ -87,7 +87,7 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 	if src == nil || dst == nil {
 		return
 	}
-	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt)}
+	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt), Prehydrate: pr.Prehydrate}
 	if pr.LoseHandoff && pr.AbortAt == "" {
 		opts.LoseAnswer = true
 	}

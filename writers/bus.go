@@ -16,6 +16,7 @@ const (
 	SigClaimed     SignalKind = "claimed"      // a seal, or a translog instance's re-adoption, succeeded
 	SigPromoted    SignalKind = "promoted"     // promotion finished: the writer is active
 	SigRestoreRead SignalKind = "restore-read" // the restore point was read
+	SigHydrating   SignalKind = "hydrating"    // a hydration attempt read the reference set it will fetch
 	SigHydrated    SignalKind = "hydrated"     // a hydration finished (every listed file fetched)
 	SigCAS         SignalKind = "cas"          // a steady-state fence CAS of a sync succeeded
 	SigSynced      SignalKind = "synced"       // a sync attempt completed in full

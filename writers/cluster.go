@@ -100,6 +100,7 @@ const (
 	variantCASConcurrent     = "cas-concurrent-with-metadata"
 	variantRestoreBeforeSeal = "restore-before-claim"
 	variantHydrateBeforeSeal = "hydrate-before-seal"
+	variantNoRetention       = "no-retention"
 )
 
 // Cluster is the set of writers of one run: the shared configuration, the signal bus, the

@@ -313,6 +313,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 	if hy.refs, err = decodeList(segMetaMagic, obj.Body); err != nil {
 		return hy, err
 	}
+	w.emit(SigHydrating, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
 	errs := make([]error, len(hy.refs))
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
