@@ -76,11 +76,20 @@ func TestInvariants(t *testing.T) {
 		{name: "recovery/sees every earlier ack", invariant: RecoverySeesAcked,
 			build: func() (*hb, []int64) {
 				h, _ := base()
-				// Ops 3 and 4 were acked at 40ms (+5), so a recovery from 60ms on must hold them;
-				// op 6 is acked while the second recovery runs and may be absent.
+				// Ops 3 and 4 were acked at 40ms (+5), so a recovery finishing from then on must
+				// hold them; op 6 is acked (at 156ms) only after the second recovery finished.
 				h.restore("r", 0, 60, 70, 1, 2, 3, 4)
-				h.restore("r", 0, 152, 160, 1, 2, 3, 4)
+				h.restore("r", 0, 150, 155, 1, 2, 3, 4)
 				return h, nil
+			}},
+		{name: "recovery/misses an ack made while it ran", invariant: RecoverySeesAcked,
+			mentions: []string{"op 6", "r's recovery, which ran from 0.130s to 0.160s"},
+			build: func() (*hb, []int64) {
+				// Op 6 was acknowledged at 156ms, after the recovery started and before it
+				// finished: it must have reached the copy, by the snapshot or by replication.
+				h, id := base()
+				rd := h.restore("r", 0, 130, 160, 1, 2, 3, 4)
+				return h, sortedIDs(id.bAck1, rd)
 			}},
 		{name: "recovery/misses an earlier ack", invariant: RecoverySeesAcked,
 			build: func() (*hb, []int64) {

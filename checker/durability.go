@@ -221,9 +221,11 @@ func (x *index) targetAcksAreDurable() InvariantResult {
 	return r
 }
 
-// recoverySeesAcked: every ok RestoreRead at term 0 (a copy recovering while the primary
-// works, as a replica would) must contain every op whose Ack completed before the read was
-// invoked. An op acknowledged while the read ran may or may not be in it.
+// recoverySeesAcked: every ok RestoreRead at term 0 (a copy that recovered while the primary
+// worked, as a replica does; the span runs from the recovery's start to its finish and Ops is
+// the copy's op set at the finish) must contain every op whose Ack completed before the
+// recovery finished: acknowledged before, an op is in the snapshot the copy read or was
+// replicated to it, or the recovery had to fail and start over.
 func (x *index) recoverySeesAcked() InvariantResult {
 	r := newResult(RecoverySeesAcked)
 	reads := 0
@@ -241,7 +243,7 @@ func (x *index) recoverySeesAcked() InvariantResult {
 		}
 		for _, a := range x.acks {
 			ack := &x.ev[a]
-			if ack.Complete >= e.Invoke {
+			if ack.Complete >= e.Complete {
 				continue
 			}
 			for _, op := range ack.Ops {
@@ -260,14 +262,14 @@ func (x *index) recoverySeesAcked() InvariantResult {
 		return r
 	}
 	if r.Violations == 0 {
-		r.Explanation = fmt.Sprintf("%s saw every op acknowledged before it began", plural(reads, "recovery", "recoveries"))
+		r.Explanation = fmt.Sprintf("%s held every op acknowledged before it finished", plural(reads, "recovery", "recoveries"))
 		return r
 	}
 	r.Status = Fail
 	e, ack := &x.ev[firstRead], &x.ev[firstAck]
-	r.Explanation = fmt.Sprintf("%s acknowledged before a recovery began but missing from it", plural(r.Violations, "op", "ops"))
-	r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's recovery, which began at %s "+
-		"and followed %s", firstOp, ack.Writer, ack.Term, secs(ack.Complete), e.Writer, secs(e.Invoke), orNone(e.Detail))
+	r.Explanation = fmt.Sprintf("%s acknowledged before a recovery finished but missing from it", plural(r.Violations, "op", "ops"))
+	r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's recovery, which ran from %s "+
+		"to %s (%s)", firstOp, ack.Writer, ack.Term, secs(ack.Complete), e.Writer, secs(e.Invoke), secs(e.Complete), orNone(e.Detail))
 	r.Counterexample = idsOf(x, firstAck, firstRead)
 	return r
 }

@@ -23,8 +23,8 @@ var guarantees = map[string]string{
 		"completed (a same-term relocation target hydrating is exempt)",
 	StoreLinearizable: "the store's answers to the conditional writes, reads and deletes of each fence key, as the " +
 		"ledger saw them, are linearizable as a compare-and-swap register",
-	RecoverySeesAcked: "a copy recovering from the store (without a term) sees every op acknowledged before its " +
-		"recovery read began",
+	RecoverySeesAcked: "a copy that recovered while the primary worked (without a term) holds every op acknowledged " +
+		"before its recovery finished",
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
 }
 

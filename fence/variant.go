@@ -41,6 +41,9 @@ const (
 	NotFoundIsRetryable       Variant = "404-is-retryable"
 	NoAdoptionOnTransfer      Variant = "no-adoption-on-transfer"
 	FencedNotSticky           Variant = "fenced-not-sticky"
+	TargetIgnoresRecoveries   Variant = "target-ignores-recoveries"
+	RecoveryNoRelocationCheck Variant = "recovery-no-relocation-check"
+	NoRetention               Variant = "no-retention"
 )
 
 // Reader says who reads a variant's switch.
@@ -89,6 +92,12 @@ var registry = []VariantInfo{
 	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", ReadByProtocol},
 	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", ReadByProtocol},
 	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", ReadByProtocol},
+	{TargetIgnoresRecoveries, "a relocation target replicates only to the recoveries it started itself, not to those its source had " +
+		"started, so a copy recovering during the relocation misses the target's writes (Elasticsearch #19287, invariant 1)", ReadByCaller},
+	{RecoveryNoRelocationCheck, "a recovering copy does not check, after opening its engine, whether the primary relocated since " +
+		"the recovery started: the target's writes it dropped before are in no snapshot (Elasticsearch #19287, invariant 2)", ReadByCaller},
+	{NoRetention, "segment collection keeps only the current reference set instead of the last N, so a single publish while a " +
+		"same-term relocation target hydrates deletes a file the target listed (S23)", ReadByCaller},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.

@@ -67,9 +67,17 @@ var handlers = map[scenarios.Action]func(ctx context.Context, cr *cellRun, st sc
 		}
 	},
 	scenarios.Recover: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
-		if w := cr.writer(st.Params.Writer); w != nil {
-			cr.background(func() { _, err := w.Recover(ctx); cr.protocol(st, err) })
+		w := cr.writer(st.Params.Writer)
+		if w == nil {
+			return
 		}
+		var from *writers.Writer
+		if st.Params.From != "" {
+			if from = cr.writer(st.Params.From); from == nil {
+				return
+			}
+		}
+		cr.background(func() { _, err := w.Recover(ctx, from); cr.protocol(st, err) })
 	},
 }
 
@@ -79,7 +87,7 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 	if src == nil || dst == nil {
 		return
 	}
-	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt)}
+	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt), Prehydrate: pr.Prehydrate}
 	if pr.LoseHandoff && pr.AbortAt == "" {
 		opts.LoseAnswer = true
 	}

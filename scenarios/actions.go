@@ -113,9 +113,10 @@ var Actions = []Spec{
 	{Name: Promote, Layer: faults.Protocol, Params: []string{"term", "twin"},
 		Description: "promote a standby (or restart) to primary at a term",
 		decode:      decodePromote, check: checkPromote},
-	{Name: Relocate, Layer: faults.Protocol, Params: []string{"target", "abort", "lose_handoff"},
-		Description: "relocate the primary to a target copy at the same term, optionally aborting",
-		decode:      decodeRelocate, check: checkRelocate},
+	{Name: Relocate, Layer: faults.Protocol, Params: []string{"target", "abort", "lose_handoff", "prehydrate"},
+		Description: "relocate the primary to a target copy at the same term, optionally aborting; prehydrate: the target " +
+			"first hydrates while the source still serves",
+		decode: decodeRelocate, check: checkRelocate},
 	{Name: Crash, Layer: faults.Protocol, Fault: true, Short: true,
 		Description: "stop the writer at once, mid-request if need be"},
 	{Name: Restart, Layer: faults.Protocol, Params: []string{"as", "term"},

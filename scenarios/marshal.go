@@ -205,6 +205,8 @@ func paramValue(name string, pr Params) (string, bool) {
 		return scalar(pr.AbortAt), pr.AbortAt != ""
 	case "lose_handoff":
 		return "true", pr.LoseHandoff
+	case "prehydrate":
+		return "true", pr.Prehydrate
 	case "from":
 		return scalar(pr.From), pr.From != ""
 	case "drive":

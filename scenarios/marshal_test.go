@@ -86,7 +86,7 @@ func everyAction() *Scenario {
 		{Action: OneWay, Params: Params{Writer: "a"}, For: 200 * time.Millisecond},
 		{Action: Promote, Params: Params{Writer: "b", Term: 7}},
 		{Action: Promote, Params: Params{Writer: "c", Term: 7, Twin: true}},
-		{Action: Relocate, Params: Params{Writer: "b", Target: "c", AbortAt: "after-target-acks", LoseHandoff: true}},
+		{Action: Relocate, Params: Params{Writer: "b", Target: "c", AbortAt: "after-target-acks", LoseHandoff: true, Prehydrate: true}},
 		{Action: Crash, Params: Params{Writer: "a"}},
 		{Action: Restart, Params: Params{Writer: "a", As: "a'", Term: 9}},
 		{Action: Pause, Params: Params{Writer: "b"}, For: 40 * time.Millisecond},

@@ -127,6 +127,9 @@ func decodeRelocate(d *decoder, pr *Params) {
 	if v, ok := d.opt("lose_handoff"); ok {
 		pr.LoseHandoff = d.p.boolean(v, d.at("lose_handoff"))
 	}
+	if v, ok := d.opt("prehydrate"); ok {
+		pr.Prehydrate = d.p.boolean(v, d.at("prehydrate"))
+	}
 }
 
 func decodeRecover(d *decoder, pr *Params) {

@@ -126,6 +126,7 @@ type Params struct {
 	Target      string
 	AbortAt     string // "", "before-target-writes", "after-target-acks"
 	LoseHandoff bool
+	Prehydrate  bool // the target hydrates while the source still serves, before the source blocks
 	// recover: a third copy hydrating while the primary works
 	From string
 	// drive-offline, drive-online: the store drive (1-based)
@@ -136,7 +137,8 @@ type Params struct {
 
 // Events a step can wait for with `after`.
 var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "transferred",
-	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted"}
+	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted",
+	"recovery-started", "engine-opened", "recovered", "recovery-failed", "hydrating"}
 
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",

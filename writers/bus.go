@@ -16,6 +16,7 @@ const (
 	SigClaimed     SignalKind = "claimed"      // a seal, or a translog instance's re-adoption, succeeded
 	SigPromoted    SignalKind = "promoted"     // promotion finished: the writer is active
 	SigRestoreRead SignalKind = "restore-read" // the restore point was read
+	SigHydrating   SignalKind = "hydrating"    // a hydration attempt read the reference set it will fetch
 	SigHydrated    SignalKind = "hydrated"     // a hydration finished (every listed file fetched)
 	SigCAS         SignalKind = "cas"          // a steady-state fence CAS of a sync succeeded
 	SigSynced      SignalKind = "synced"       // a sync attempt completed in full
@@ -32,6 +33,11 @@ const (
 	SigCrashed     SignalKind = "crashed"      // the writer crashed
 	SigPaused      SignalKind = "paused"       // the writer froze
 	SigResumed     SignalKind = "resumed"      // the writer thawed
+
+	SigRecoveryStarted SignalKind = "recovery-started" // a recovering copy registered with its source
+	SigEngineOpened    SignalKind = "engine-opened"    // a recovering copy applies replicated ops from now on
+	SigRecovered       SignalKind = "recovered"        // a recovery finished
+	SigRecoveryFailed  SignalKind = "recovery-failed"  // a recovery attempt failed (it starts over)
 )
 
 // Signal is one protocol event of one writer.

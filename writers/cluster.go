@@ -24,7 +24,8 @@ type Config struct {
 	Recorder *history.Recorder
 	// Variant is the protocol variant; "" means fence.Correct. Fence-layer variants are
 	// passed to every fence instance; the writers themselves read
-	// cas-concurrent-with-metadata, restore-before-claim and hydrate-before-seal.
+	// cas-concurrent-with-metadata, restore-before-claim, hydrate-before-seal,
+	// target-ignores-recoveries, recovery-no-relocation-check and no-retention.
 	Variant fence.Variant
 	// SyncEvery starts a sync once this many ops are buffered; 0 means 20.
 	SyncEvery int
@@ -99,6 +100,7 @@ const (
 	variantCASConcurrent     = "cas-concurrent-with-metadata"
 	variantRestoreBeforeSeal = "restore-before-claim"
 	variantHydrateBeforeSeal = "hydrate-before-seal"
+	variantNoRetention       = "no-retention"
 )
 
 // Cluster is the set of writers of one run: the shared configuration, the signal bus, the
@@ -110,6 +112,8 @@ type Cluster struct {
 
 	nextOp   atomic.Int64
 	allocSeq atomic.Int64
+	// grants counts promotions: a recovery that sees it move knows the primary changed.
+	grants atomic.Int64
 
 	mu      sync.Mutex
 	writers []*Writer

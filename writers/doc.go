@@ -9,7 +9,9 @@
 // instance), buffers client ops and syncs them (.tlog -> metadata -> fence CAS -> ack),
 // relocates (drain -> transfer -> handoff -> adoption, or revert -> resume / stand down),
 // refreshes and collects segments behind the fence's gates, crashes, restarts as a new
-// incarnation, and pauses. [Cluster.Audit] is the final auditor whose recovered op set is the
+// incarnation, and pauses. A standby copy recovers from the primary while it works
+// ([Writer.Recover]): the primary replicates every op it acknowledges to the copies
+// recovering from it, and a relocation hands them over to its target. [Cluster.Audit] is the final auditor whose recovered op set is the
 // durability ground truth.
 //
 // The package guarantees that
@@ -30,8 +32,14 @@
 //   - traffic is steady and its routing choices are deterministic given a seed, and Stop and
 //     Close wait for every goroutine the package started;
 //   - a panic in any of those goroutines is reported to [Config.Guard], never ends the
-//     process, and still lets Stop and Close return.
+//     process, and still lets Stop and Close return;
+//   - a recovery that finishes holds every op acknowledged before it finished (its source's
+//     snapshot, and the ops replicated to it once its engine opened), or it fails and starts
+//     over; a relocation target replicates to every recovery its source had started;
+//   - a collection keeps every file of the collector's last Retain reference sets, the only
+//     protection of a same-term relocation target hydrating while its source publishes.
 //
-// The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim and
-// hydrate-before-seal; every other variant is passed to fence/.
+// The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim,
+// hydrate-before-seal, target-ignores-recoveries, recovery-no-relocation-check and
+// no-retention; every other variant is passed to fence/.
 package writers

@@ -198,6 +198,11 @@ func (h *holdStore) Put(ctx context.Context, key string, body []byte) (string, e
 	return h.Store.Put(ctx, key, body)
 }
 
+func (h *holdStore) Get(ctx context.Context, key string) (store.Object, error) {
+	h.maybeHold(ctx, "get", key)
+	return h.Store.Get(ctx, key)
+}
+
 func (h *holdStore) List(ctx context.Context, prefix string) ([]store.Entry, error) {
 	h.maybeHold(ctx, "list", prefix)
 	return h.Store.List(ctx, prefix)

@@ -71,29 +71,6 @@ func TestEqualTermTwin(t *testing.T) {
 	}
 }
 
-func TestRecoverSeesAckedOps(t *testing.T) {
-	r := memRig(t, nil)
-	a, c := r.add("a", nil), r.add("c", nil)
-	r.promote(a, 1)
-	if _, err := a.Refresh(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
-	rc, err := c.Recover(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(rc.Ops, r.acked("a")) || len(rc.Segments) != 2 {
-		t.Fatalf("recovered ops %v segments %v; want %v and 2 files", rc.Ops, rc.Segments, r.acked("a"))
-	}
-	for _, e := range r.events(history.Hydrate, "c") {
-		if e.Detail != "recovery" {
-			t.Fatalf("hydrate %v", e)
-		}
-	}
-}
-
 func TestTrafficStopsAndUsesUniqueIDs(t *testing.T) {
 	r := memRig(t, nil)
 	a := r.add("a", nil)

@@ -49,6 +49,7 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	w.notify()
 	w.mu.Unlock()
 	w.c.noteTerm(term)
+	w.c.grants.Add(1)
 
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
@@ -204,24 +205,29 @@ func readRestorePoint(ctx context.Context, g *guard.Sink, s store.Store, sh Shar
 	if err != nil {
 		return rp, err
 	}
-	bodies, missing, err := fetchAll(ctx, g, s, rp.Tlogs)
+	rp.Ops, rp.Missing, err = readTlogs(ctx, g, s, rp.Tlogs)
+	return rp, err
+}
+
+// readTlogs fetches and decodes the .tlog files keys names: the ops they hold, sorted and
+// distinct, and the keys that were not found.
+func readTlogs(ctx context.Context, g *guard.Sink, s store.Store, keys []string) (ops []int64, missing []string, err error) {
+	bodies, missing, err := fetchAll(ctx, g, s, keys)
 	if err != nil {
-		return rp, err
+		return nil, nil, err
 	}
-	rp.Missing = missing
-	var ops []int64
+	var all []int64
 	for i, b := range bodies {
 		if b == nil {
 			continue
 		}
 		got, err := decodeTlog(b)
 		if err != nil {
-			return rp, fmt.Errorf("%s: %w", rp.Tlogs[i], err)
+			return nil, nil, fmt.Errorf("%s: %w", keys[i], err)
 		}
-		ops = append(ops, got...)
+		all = append(all, got...)
 	}
-	rp.Ops = sortedUnique(ops)
-	return rp, nil
+	return sortedUnique(all), missing, nil
 }
 
 // fetchAll GETs keys with bounded parallelism. A missing key leaves a nil body and is
@@ -307,6 +313,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 	if hy.refs, err = decodeList(segMetaMagic, obj.Body); err != nil {
 		return hy, err
 	}
+	w.emit(SigHydrating, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
 	errs := make([]error, len(hy.refs))
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -347,33 +354,4 @@ func (w *Writer) adoptSegments(hy hydration, term, s int64) {
 	if hy.refs != nil {
 		w.segSets = append(w.segSets, slices.Clone(hy.refs))
 	}
-}
-
-// Recovery is the result of Recover.
-type Recovery struct {
-	RestorePoint
-	// Segments are the segment files hydrated.
-	Segments []string
-}
-
-// Recover is a standby copy recovering from the store while the primary works (a third copy
-// hydrating during a relocation): it reads the restore point and hydrates the segments,
-// without sealing and without becoming primary. It records RestoreRead (a copy that never
-// claims) and Hydrate events with Detail "recovery". A listed file found missing fails the
-// recovery after the hydration's retries; the caller may recover again.
-func (w *Writer) Recover(ctx context.Context) (Recovery, error) {
-	if st := w.State(); st != StateStandby {
-		return Recovery{}, fmt.Errorf("recover %s: it is %s: %w", w.id, st, ErrNotServing)
-	}
-	ctx, cancel := w.bind(ctx)
-	defer cancel()
-	rp, err := w.readRestore(ctx, 0, false)
-	if err != nil {
-		return Recovery{RestorePoint: rp}, fmt.Errorf("recover %s: %w", w.id, err)
-	}
-	hy, err := w.hydrate(ctx, 0, "recovery")
-	if err != nil {
-		return Recovery{RestorePoint: rp}, fmt.Errorf("recover %s: %w", w.id, err)
-	}
-	return Recovery{RestorePoint: rp, Segments: hy.refs}, nil
 }

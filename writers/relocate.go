@@ -47,6 +47,10 @@ type RelocateOptions struct {
 	MessageDelay time.Duration
 	// AnswerTimeout is how long the source waits for the target's answer; 0 means 2s.
 	AnswerTimeout time.Duration
+	// Prehydrate makes the target hydrate the segment files while the source still serves
+	// (the file copy of a peer recovery), before the source blocks and drains; the target
+	// catches up at the handoff as always. Only retention protects this same-term hydration.
+	Prehydrate bool
 }
 
 // RelocationResult says how a relocation ended.
@@ -68,6 +72,8 @@ type handoff struct {
 	seq     int64 // chain seq of the transfer
 	segGen  int64
 	segRefs []string
+	// recoveries are the copies with an ongoing or finished recovery from the source.
+	recoveries []*Writer
 }
 
 // Relocate moves the primary role from w (active) to target (standby) at w's term: w blocks
@@ -95,8 +101,15 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
 
+	// 0. Optionally, the target's file copy while the source serves.
+	if opts.Prehydrate {
+		if err := w.prehydrate(ctx, target); err != nil {
+			return res, err
+		}
+	}
+
 	// 1. Block new ops and drain.
-	term, err := w.blockAndDrain(ctx, target)
+	term, err := w.blockAndDrain(ctx, target, opts.Prehydrate)
 	if err != nil {
 		return res, err
 	}
@@ -115,7 +128,9 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	// 3. Hand the primary context over.
 	w.mu.Lock()
 	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.lineage), lastGen: w.lastGen,
-		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs)}
+		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs), recoveries: slices.Clone(w.recoveries)}
+	// A recovery that started before this moment finds out that its primary relocated.
+	w.relocEpoch++
 	w.mu.Unlock()
 	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
 	herr := w.handOver(ctx, target, h, opts)
@@ -135,13 +150,52 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	return w.abortRelocation(ctx, target, h, opts)
 }
 
+// prehydrate reserves the target at the source's term and hydrates it while the source
+// serves. On failure the target is a standby copy again.
+func (w *Writer) prehydrate(ctx context.Context, target *Writer) error {
+	w.mu.Lock()
+	st, term := w.state, w.term
+	w.mu.Unlock()
+	if st != StateActive {
+		return fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
+	}
+	target.mu.Lock()
+	if target.state != StateStandby {
+		st := target.state
+		target.mu.Unlock()
+		return fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
+	}
+	target.state, target.term = StateTarget, term
+	target.notify()
+	target.mu.Unlock()
+	if _, err := target.hydrate(ctx, term, "relocation-target"); err != nil {
+		target.release()
+		return fmt.Errorf("relocate %s to %s: hydration: %w", w.id, target.id, err)
+	}
+	return nil
+}
+
+// release returns a reserved relocation target to standby.
+func (w *Writer) release() {
+	w.mu.Lock()
+	if w.state == StateTarget {
+		w.state = StateStandby
+		w.notify()
+	}
+	w.mu.Unlock()
+}
+
 // blockAndDrain blocks new ops on the source, drains it and reserves the target at the
-// source's term. On failure the source serves again and the target is untouched.
-func (w *Writer) blockAndDrain(ctx context.Context, target *Writer) (int64, error) {
+// source's term (reserved says prehydrate did already). On failure the source serves again
+// and the target is a standby copy again.
+func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved bool) (int64, error) {
 	w.mu.Lock()
 	if w.state != StateActive {
 		st := w.state
 		w.mu.Unlock()
+		if reserved {
+			target.release()
+		}
 		return 0, fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	w.state = StateRelocating
@@ -150,11 +204,18 @@ func (w *Writer) blockAndDrain(ctx context.Context, target *Writer) (int64, erro
 	w.mu.Unlock()
 	if err := w.drain(ctx); err != nil {
 		w.unblock()
+		if reserved {
+			target.release()
+		}
 		return 0, fmt.Errorf("relocate %s: drain: %w", w.id, err)
 	}
 	w.emit(SigDrained, history.Event{Writer: w.id, Term: term}, 0)
 
 	target.mu.Lock()
+	if reserved && target.state == StateTarget {
+		target.mu.Unlock()
+		return term, nil
+	}
 	if target.state != StateStandby {
 		st := target.state
 		target.mu.Unlock()
@@ -366,6 +427,14 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	}
 	w.f, w.target = f, true
 	w.lineage, w.lastGen = h.lineage, h.lastGen
+	if string(w.c.cfg.Variant) != variantTargetIgnoresRecoveries {
+		// The target replicates to every copy its source had started recovering.
+		for _, r := range h.recoveries {
+			if !slices.Contains(w.recoveries, r) {
+				w.recoveries = append(w.recoveries, r)
+			}
+		}
+	}
 	w.nextGen = grantBase(h.lastGen, h.seq)
 	w.segGen = h.segGen
 	if hy.key == "" {

@@ -108,6 +108,9 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	if n := w.c.cfg.Segments.Retain; len(sets) > n {
 		sets = sets[len(sets)-n:]
 	}
+	if string(w.c.cfg.Variant) == variantNoRetention {
+		sets = nil // only the current reference set, below, is kept
+	}
 	for _, set := range sets {
 		for _, k := range set {
 			keep[k] = true

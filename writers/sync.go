@@ -177,6 +177,9 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 	w.acked += int64(len(b.ops))
 	w.notify()
 	w.mu.Unlock()
+	// Replicated after the lineage names the ops and before they are acknowledged, as a
+	// primary acknowledges a write only once its replicas were sent it.
+	w.replicate(b.ops)
 	sp.Event().Seq = seq
 	sync := sp.End(history.OK, nil)
 	ack := w.record(history.Event{Kind: history.Ack, Invoke: casInvoke, Term: b.term, Ops: b.ops, Seq: seq, Key: key})

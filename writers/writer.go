@@ -18,6 +18,7 @@ type State string
 // States.
 const (
 	StateStandby    State = "standby"    // idle copy; may be promoted, recover, or receive a handoff
+	StateRecovering State = "recovering" // a standby copy recovering from the primary (Recover)
 	StatePromoting  State = "promoting"  // seal -> restore read -> hydrate in progress
 	StateTarget     State = "target"     // relocation target waiting for (or processing) the handoff
 	StateActive     State = "active"     // believes it is primary: takes ops and syncs
@@ -82,6 +83,13 @@ type Writer struct {
 	segRefs []string
 	segSets [][]string
 	segFile int
+
+	// Replication: the copies with an ongoing or finished recovery from this writer, which it
+	// replicates every acknowledged op to; the number of times it handed its primary context
+	// over; and, while this writer recovers, its replica state.
+	recoveries []*Writer
+	relocEpoch int64
+	repl       *replica
 }
 
 func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {

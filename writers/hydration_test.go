@@ -1,0 +1,65 @@
+package writers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+)
+
+// hydrateDuringPublishes relocates a to t with Prehydrate: t lists a's third reference set,
+// and while its fetch of the oldest file it lists is held, a publishes publishes more sets
+// and collects. It returns how many of t's fetches found a listed file missing.
+func hydrateDuringPublishes(t *testing.T, variant fence.Variant, publishes int) int {
+	t.Helper()
+	rg := memRig(t, func(c *Config) { c.Variant = variant })
+	hold := newHold(rg.st, func(op, key string) bool { return op == "get" && strings.HasSuffix(key, "_0.seg") })
+	a, tg := rg.add("a", nil), rg.add("t", hold)
+	rg.promote(a, 3)
+	for range 3 {
+		if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+			t.Fatalf("refresh: %v %v", ok, err)
+		}
+	}
+	hold.arm()
+	done := make(chan error, 1)
+	go func() { _, err := a.Relocate(ctx(t), tg, RelocateOptions{Prehydrate: true}); done <- err }()
+	hold.waitHit(t)
+	for range publishes {
+		if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+			t.Fatalf("refresh during the hydration: %v %v", ok, err)
+		}
+	}
+	if _, err := a.GC(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	close(hold.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	missing := 0
+	for _, e := range rg.events(history.Hydrate, "t") {
+		if e.Outcome == history.Fail && e.Status == 404 {
+			missing++
+		}
+	}
+	return missing
+}
+
+// TestEqualTermHydrationBound: a same-term relocation target hydrating while its source
+// publishes is protected by the source's retention alone (Retain = 2 reference sets): one
+// publish during the hydration is safe, two delete a file the target listed even with the
+// correct protocol (the known gap S23 documents), and a collection without retention loses
+// one with a single publish.
+func TestEqualTermHydrationBound(t *testing.T) {
+	if n := hydrateDuringPublishes(t, fence.Correct, 1); n != 0 {
+		t.Fatalf("one publish within retention: %d listed files missing; want none", n)
+	}
+	if n := hydrateDuringPublishes(t, fence.Correct, 2); n == 0 {
+		t.Fatal("two publishes (= retention): no listed file missing; the bound says one must be")
+	}
+	if n := hydrateDuringPublishes(t, fence.NoRetention, 1); n == 0 {
+		t.Fatal("no-retention, one publish: no listed file missing")
+	}
+}

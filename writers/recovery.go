@@ -1,0 +1,304 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// A recovery is a standby copy becoming a replica of the primary while the primary works:
+// the situation of Elasticsearch's fix for primary relocation during replica recoveries. It
+// runs in the order that fix relies on:
+//
+//  1. start: the copy registers with its source primary, which from then on replicates every
+//     op it acknowledges to the copy (the source refuses while it is relocating, so a
+//     relocation's handoff carries every recovery its source started);
+//  2. phase 1: the copy hydrates the segment files from the store;
+//  3. the copy opens its engine: only from now on does it apply replicated ops (an op
+//     replicated before is dropped, as a recovering shard that is not ready ignores it);
+//  4. the check: if the primary relocated (or another copy was promoted) since the start,
+//     the recovery fails and starts over from the current primary;
+//  5. phase 2: the source takes its snapshot (the .tlog files of the lineage it knows) and
+//     the copy reads those files from the store;
+//  6. finish: the copy's ops are the snapshot's plus every op applied since step 3.
+//
+// Every op acknowledged before the finish is then in the copy: acknowledged by the source
+// before step 3, it is in the snapshot; after, it was replicated to an open engine. Two
+// invariants make that hold across a relocation: the relocation target replicates to every
+// recovery its source had started (the variant target-ignores-recoveries breaks it), and an
+// op the target replicated before the engine opened is in no snapshot, which the check of
+// step 4 catches (the variant recovery-no-relocation-check skips it).
+
+// The variants of the recovery. Compared by name.
+const (
+	variantTargetIgnoresRecoveries   = "target-ignores-recoveries"
+	variantRecoveryNoRelocationCheck = "recovery-no-relocation-check"
+)
+
+// replica is the state of a recovering copy, guarded by its writer's mu.
+type replica struct {
+	open    bool // the engine is open: replicated ops are applied
+	done    bool // the recovery finished or failed: replicated ops are ignored
+	ops     map[int64]struct{}
+	dropped int // ops replicated before the engine opened
+}
+
+// Recovery is the result of Recover.
+type Recovery struct {
+	// Source is the primary the successful attempt recovered from.
+	Source string
+	// Snapshot is the source's lineage when it took its snapshot: the .tlog files read.
+	Snapshot []string
+	// Ops is the copy's op set when the recovery finished: the snapshot's ops and every op
+	// replicated to it after its engine opened; sorted and distinct.
+	Ops []int64
+	// Missing lists snapshot .tlog files that were not found.
+	Missing []string
+	// Segments are the segment files hydrated.
+	Segments []string
+	// Attempts is the number of attempts, the successful one included.
+	Attempts int
+}
+
+// Recover makes a standby copy a replica of the primary while the primary works; see the
+// steps above. from is the source of the first attempt (nil: the current primary); a retry
+// always recovers from the current primary. Each attempt is one RestoreRead span at term 0
+// from its start to its end, with the copy's ops at the finish (Outcome ok) or the reason
+// the attempt failed (Outcome fail); phase 1 records Hydrate events with Detail "recovery".
+// Signals: recovery-started, engine-opened, recovered (or recovery-failed). Recover retries
+// until an attempt succeeds or ctx ends.
+func (w *Writer) Recover(ctx context.Context, from *Writer) (Recovery, error) {
+	w.mu.Lock()
+	if w.state != StateStandby {
+		st := w.state
+		w.mu.Unlock()
+		return Recovery{}, fmt.Errorf("recover %s: it is %s: %w", w.id, st, ErrNotServing)
+	}
+	w.state = StateRecovering
+	w.notify()
+	w.mu.Unlock()
+	ctx, cancel := w.bind(ctx)
+	defer cancel()
+	defer func() {
+		w.mu.Lock()
+		if w.state == StateRecovering {
+			w.state = StateStandby
+			w.notify()
+		}
+		w.mu.Unlock()
+	}()
+	src := from
+	for attempt := 1; ; attempt++ {
+		if src == nil {
+			src = w.c.currentPrimary()
+		}
+		var (
+			rc  Recovery
+			err error
+		)
+		if src != nil && src != w {
+			rc, err = w.recoverOnce(ctx, src)
+			if err == nil {
+				rc.Attempts = attempt
+				return rc, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return Recovery{}, fmt.Errorf("recover %s: %w", w.id, ctx.Err())
+		}
+		if !w.backoff(ctx, min(attempt, 4)) {
+			return Recovery{}, fmt.Errorf("recover %s: %w", w.id, ctx.Err())
+		}
+		src = nil
+	}
+}
+
+// recoverOnce is one attempt from src.
+func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error) {
+	rc := Recovery{Source: src.id}
+	grants := w.c.grants.Load()
+	term, epoch, ok := src.register(w)
+	if !ok {
+		return rc, fmt.Errorf("recover %s: %s is not serving", w.id, src.id)
+	}
+	w.mu.Lock()
+	w.repl = &replica{ops: map[int64]struct{}{}}
+	w.mu.Unlock()
+	start := w.c.cfg.Recorder.Now()
+	e := history.Event{Kind: history.RestoreRead, Writer: w.id, Invoke: start, Detail: "recovery from " + src.id}
+	w.emit(SigRecoveryStarted, e, 0)
+	fail := func(err error) (Recovery, error) {
+		w.mu.Lock()
+		w.repl.done = true
+		w.mu.Unlock()
+		e.Outcome, e.Err, e.Complete = history.Fail, err.Error(), max(start, w.c.cfg.Recorder.Now())
+		ev := w.c.cfg.Recorder.Record(e)
+		w.emit(SigRecoveryFailed, ev, 0)
+		return rc, fmt.Errorf("recover %s: %w", w.id, err)
+	}
+
+	hy, err := w.hydrate(ctx, 0, "recovery")
+	if err != nil {
+		return fail(err)
+	}
+	rc.Segments = hy.refs
+	w.mu.Lock()
+	w.repl.open = true
+	w.mu.Unlock()
+	w.emit(SigEngineOpened, history.Event{Writer: w.id}, 0)
+	if string(w.c.cfg.Variant) != variantRecoveryNoRelocationCheck {
+		if why := w.c.primaryMoved(src, term, epoch, grants); why != "" {
+			return fail(errors.New(why + " after the recovery started: the recovery fails and starts over"))
+		}
+	}
+
+	rc.Snapshot = src.snapshot()
+	ops, missing, err := w.readSnapshot(ctx, rc.Snapshot)
+	if err != nil {
+		return fail(err)
+	}
+	rc.Missing = missing
+	if why := w.c.sourceLost(src, term, grants); why != "" {
+		return fail(errors.New(why + " before the recovery finished"))
+	}
+
+	// The finish: the op set and the instant are taken together, under the lock replicated
+	// ops are applied under, so an op acknowledged before the instant is in the set.
+	w.mu.Lock()
+	for _, op := range ops {
+		w.repl.ops[op] = struct{}{}
+	}
+	w.repl.done = true
+	rc.Ops = sortedUnique(mapKeys(w.repl.ops))
+	dropped := w.repl.dropped
+	e.Complete = max(start, w.c.cfg.Recorder.Now())
+	w.mu.Unlock()
+	e.Ops = rc.Ops
+	e.Detail = fmt.Sprintf("recovery from %s: a snapshot of %d .tlog files; %d replicated ops dropped before the engine opened",
+		src.id, len(rc.Snapshot), dropped)
+	if len(missing) > 0 {
+		e.Err = fmt.Sprintf("%d snapshot .tlog file(s) missing: %v", len(missing), missing)
+	}
+	ev := w.c.cfg.Recorder.Record(e)
+	w.emit(SigRecovered, ev, 0)
+	return rc, nil
+}
+
+// readSnapshot reads the .tlog files of a source's snapshot, retrying unknown outcomes.
+func (w *Writer) readSnapshot(ctx context.Context, keys []string) (ops []int64, missing []string, err error) {
+	for attempt := 1; ; attempt++ {
+		ops, missing, err = readTlogs(ctx, w.c.cfg.Guard, w.st, keys)
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return ops, missing, err
+		}
+		if !w.backoff(ctx, attempt) {
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// register adds r to the copies w replicates to, if w is an active primary. It returns w's
+// term and relocation epoch at that moment.
+func (w *Writer) register(r *Writer) (term, epoch int64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != StateActive {
+		return 0, 0, false
+	}
+	if !slices.Contains(w.recoveries, r) {
+		w.recoveries = append(w.recoveries, r)
+	}
+	return w.term, w.relocEpoch, true
+}
+
+// snapshot is the lineage w knows: the .tlog files of every op it acknowledged or recovered.
+func (w *Writer) snapshot() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.lineage)
+}
+
+// replicate sends ops, just made durable and about to be acknowledged, to every copy with an
+// ongoing or finished recovery from w.
+func (w *Writer) replicate(ops []int64) {
+	w.mu.Lock()
+	to := slices.Clone(w.recoveries)
+	w.mu.Unlock()
+	for _, r := range to {
+		r.apply(ops)
+	}
+}
+
+// apply is a replicated batch reaching the copy: applied once its engine is open, dropped
+// before, ignored once its recovery ended.
+func (w *Writer) apply(ops []int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch r := w.repl; {
+	case r == nil || r.done:
+	case !r.open:
+		r.dropped += len(ops)
+	default:
+		for _, op := range ops {
+			r.ops[op] = struct{}{}
+		}
+	}
+}
+
+// currentPrimary is the copy a recovery starts from when none is named: the active writer
+// at the highest term, preferring one that holds its fence chain.
+func (c *Cluster) currentPrimary() *Writer {
+	var best *Writer
+	var bestTerm int64
+	bestOwns := false
+	for _, w := range c.Writers() {
+		w.mu.Lock()
+		st, term, f := w.state, w.term, w.f
+		w.mu.Unlock()
+		if st != StateActive {
+			continue
+		}
+		owns := f != nil && f.Token() != ""
+		if best == nil || term > bestTerm || (term == bestTerm && owns && !bestOwns) {
+			best, bestTerm, bestOwns = w, term, owns
+		}
+	}
+	return best
+}
+
+// primaryMoved is the check after the engine opened: why the primary a recovery started
+// from is no longer the one to follow (relocated, lost, or another copy promoted), or "".
+func (c *Cluster) primaryMoved(src *Writer, term, epoch, grants int64) string {
+	src.mu.Lock()
+	moved := src.relocEpoch != epoch
+	src.mu.Unlock()
+	if moved {
+		return fmt.Sprintf("primary %s relocated", src.id)
+	}
+	return c.sourceLost(src, term, grants)
+}
+
+// sourceLost says why the source of a recovery can no longer complete it, or "": it stopped
+// (fenced, crashed, closed), or another copy was promoted since the recovery started. A
+// relocated source is not lost: its target carries the recovery on.
+func (c *Cluster) sourceLost(src *Writer, term, grants int64) string {
+	switch st := src.State(); st {
+	case StateFenced, StateCrashed, StateClosed:
+		return fmt.Sprintf("primary %s is %s", src.id, st)
+	}
+	if c.grants.Load() != grants || c.MaxTerm() > term {
+		return "another copy was promoted"
+	}
+	return ""
+}
+
+func mapKeys(m map[int64]struct{}) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
