@@ -41,6 +41,8 @@ const (
 	NotFoundIsRetryable       Variant = "404-is-retryable"
 	NoAdoptionOnTransfer      Variant = "no-adoption-on-transfer"
 	FencedNotSticky           Variant = "fenced-not-sticky"
+	TransferKeepsSource       Variant = "transfer-keeps-source"
+	RevertStandsDown          Variant = "revert-stands-down"
 )
 
 // Reader says who reads a variant's switch.
@@ -89,6 +91,8 @@ var registry = []VariantInfo{
 	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", ReadByProtocol},
 	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", ReadByProtocol},
 	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", ReadByProtocol},
+	{TransferKeepsSource, "the transfer records the source's own allocation instead of the target's: after a clean handoff the target is refused the chain", ReadByProtocol},
+	{RevertStandsDown, "an aborted relocation's source stands down without presenting its retained token, as if the target had taken over", ReadByProtocol},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.
