@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -247,7 +246,7 @@ func (x *index) stopNarrative(j stopJudgement) string {
 	if j.stale >= 0 {
 		e := &x.ev[j.stale]
 		s += fmt.Sprintf("; %s's %s at %s was over before that grant and cannot explain it", e.Writer,
-			strings.TrimSuffix(string(e.Kind)+" "+e.Detail, " "), secs(e.Complete))
+			supersessionName(e, j.term), secs(e.Complete))
 	}
 	if j.illegit >= 0 {
 		e := &x.ev[j.illegit]
@@ -259,6 +258,22 @@ func (x *index) stopNarrative(j stopJudgement) string {
 			"transfer to it)", e.Writer, verb, j.term, secs(e.Complete))
 	}
 	return s
+}
+
+// supersessionName names a supersession of a writer at term.
+func supersessionName(e *history.Event, term int64) string {
+	switch {
+	case e.Kind == history.Claim && e.Term > term:
+		return fmt.Sprintf("claim of term %d", e.Term)
+	case e.Kind == history.Claim && e.Detail == "readopt":
+		return "re-adoption"
+	case e.Kind == history.Claim:
+		return "seal"
+	case e.Kind == history.Adopt:
+		return "adoption"
+	default:
+		return string(e.Kind)
+	}
 }
 
 // grantText names a grant of writer w.

@@ -72,7 +72,7 @@ func TestStopJustification(t *testing.T) {
 			h.dropEvent(idOf(h, history.CAS, "x"))
 			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"), f)
 		}, []string{"x (term 5) was fenced at 0.066s", "after the transfer of the chain to it by s at 0.040s",
-			"s's claim seal at 0.010s was over before that grant"}},
+			"s's seal at 0.010s was over before that grant"}},
 		{"target fenced after its source reverted", func() (*hb, []int64) {
 			h := handoff()
 			h.simple(history.Revert, "s", 5, k5, 50, 55, history.OK, "")
