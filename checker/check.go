@@ -34,6 +34,7 @@ func Check(in Input) Result {
 		x.ownerNeverReadUnsealed(),
 		x.storeLinearizable(),
 		x.recoverySeesAcked(),
+		x.handoffResolves(),
 	}
 	res.Liveness = x.liveness()
 	if in.Expect.MaxTimeToFence > 0 {

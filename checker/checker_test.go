@@ -182,11 +182,11 @@ func TestInvariants(t *testing.T) {
 			mentions: []string{"a (term 5) was fenced at 0.050s", "conflict 409"},
 			build: func() (*hb, []int64) {
 				h := &hb{}
-				h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+				c := h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
 				h.op("a", 15, 1)
 				h.sync("a", 5, k5, 20, 1, "a1", 1)
 				f := h.fenced("a", 5, 50, "conflict 409")
-				return h, []int64{f}
+				return h, []int64{c, f}
 			}},
 		{name: "spurious/publish refused with nobody above", invariant: NoSpuriousFencing,
 			mentions: []string{"a (term 5) had a segment publication refused at 0.040s", "silenced a healthy shard"},
@@ -217,7 +217,7 @@ func TestInvariants(t *testing.T) {
 			mentions: []string{"s (term 5)", "x adopted term 5"},
 			build: func() (*hb, []int64) {
 				h := relocation(true)
-				return h, sortedIDs(idOf(h, history.Adopt, "x"), idOf(h, history.Fenced, "s"))
+				return h, sortedIDs(idOf(h, history.Revert, "s"), idOf(h, history.Adopt, "x"), idOf(h, history.Fenced, "s"))
 			}},
 		{name: "target/pass", invariant: TargetAcksAreDurable, build: func() (*hb, []int64) { return relocation(false), nil }},
 		{name: "target/ack lost after adopt", invariant: TargetAcksAreDurable, mentions: []string{"op 20", "target x"},

@@ -29,6 +29,13 @@
 //     violation on its own. Likewise a claim that was taken over between its CAS and its
 //     verifying read reports fenced, not its write: SeqMonotonic counts that write when the
 //     ledger shows the store applied it in the chain.
+//   - NoSpuriousFencing judges every fence and every stand-down (a relocation source giving
+//     up after its revert was refused) against the writer's own latest grant: only a
+//     supersession by another writer after that grant — a higher-term claim, or an
+//     equal-term seal, revert or legitimate adoption — justifies it.
+//   - When the scenario names the copy that must end serving ([Expect].Serving),
+//     HandoffResolves fails unless that copy ends holding the chain: a handoff that never
+//     completes, or an abort the source does not survive, is a failure, not a low count.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
 //     declared fault makes the verdict inconclusive. One exception: a fault that waited for
@@ -42,6 +49,7 @@
 // Invariant names follow the protocol's TLA+ models (NoAckedWriteLoss, MutualExclusion,
 // AckAttribution, FencedTerminal, SeqMonotonic, NoSpuriousFencing, TargetAcksAreDurable,
 // HydrationIntegrity, OwnerNeverReadUnsealed), plus StoreLinearizable, which checks the store
-// itself, independently of the protocol, and TimeToFence, a liveness bound judged only when
+// itself, independently of the protocol, HandoffResolves, the outcome a scenario declares for
+// a relocation, and TimeToFence, a liveness bound judged only when
 // the scenario sets one.
 package checker

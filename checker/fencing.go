@@ -7,41 +7,44 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// NoSpuriousFencing: the first Fenced event of each incarnation of writer W at term T must be
-// preceded (by invoke time, at or before the Fenced event completes) by one of:
-//   - a Claim by another writer at a term above T that did not fail outright (its sweep may
-//     have run even if the claim itself then failed retryably);
-//   - an ok Claim by another writer at T that is a seal (equal-term arbitration);
-//   - a Revert by another writer at T that possibly applied;
-//   - an ok readopt Claim or a possibly applied Adopt by another writer X at T, provided X
-//     owned the term legitimately: X had sealed T itself, or a Transfer to X that possibly
-//     applied was not followed by an ok Revert of its transferrer before X's adoption.
+// NoSpuriousFencing judges every stop of a writer W at term T — the first Fenced event of
+// each incarnation, and every StandDown (a relocation source giving up after its revert was
+// refused) — against W's own most recent grant at T invoked by the time the stop completed:
+// an ownership acquisition of its own (an ok Claim, Adopt or Revert), its own Transfer, or a
+// Transfer to W, either of which possibly applied. The stop is justified only by a
+// supersession by another writer that was invoked by then and did not complete before that
+// grant was invoked (a writer with no grant at T may be superseded at any earlier time):
+//   - a Claim at a term above T that did not fail outright (its sweep may have run even if
+//     the claim itself then failed retryably);
+//   - a seal at T that succeeded, or whose unknown outcome the ledger shows applied
+//     (equal-term arbitration);
+//   - a Revert at T that possibly applied;
+//   - an ok readopt Claim or a possibly applied Adopt at T by a writer X that owned the term
+//     legitimately: X had sealed T itself, or a Transfer to X that possibly applied was not
+//     followed by an ok Revert of its transferrer before X's adoption.
+//
+// A supersession that was over before the grant cannot explain the stop: the source's own
+// seal, for instance, does not justify fencing its relocation target after the transfer.
 //
 // Likewise every publication the segment publish gate refused must be preceded by a Claim by
 // another writer at a higher term (any outcome): the gate refuses only a superseded writer.
 func (x *index) noSpuriousFencing() InvariantResult {
 	r := newResult(NoSpuriousFencing)
-	fenced := x.firstFenced()
-	var first int32 = -1
-	var firstIllegit int32 = -1
-	for _, p := range fenced {
-		f := &x.ev[p]
-		term := f.Term
-		if term == 0 {
-			term = x.termBefore(f.Writer, f.Complete)
-		}
-		ok, illegit := x.fenceJustified(f.Writer, term, f.Complete)
-		if ok {
+	stops := x.stops()
+	var first stopJudgement
+	for _, p := range stops {
+		j := x.judgeStop(p)
+		if j.justified {
 			continue
 		}
 		r.Violations++
-		if first < 0 {
-			first, firstIllegit = p, illegit
+		if r.Violations == 1 {
+			first = j
 		}
 	}
 	silenced, refusals := x.silencedPublishes()
 	if r.Violations == 0 && len(silenced) == 0 {
-		what := plural(len(fenced), "fence", "fences")
+		what := stopsText(x, stops)
 		if refusals > 0 {
 			what += " and " + plural(refusals, "refused publication", "refused publications")
 		}
@@ -49,29 +52,244 @@ func (x *index) noSpuriousFencing() InvariantResult {
 		return r
 	}
 	r.Status = Fail
-	if first < 0 {
+	if r.Violations == 0 {
 		return silencedResult(r, x, silenced)
 	}
 	r.Violations += len(silenced)
-	r.Explanation = fmt.Sprintf("%s without a legitimate supersession", plural(r.Violations, "fence", "fences"))
-	f := &x.ev[first]
+	r.Explanation = fmt.Sprintf("%s without a legitimate supersession", plural(r.Violations, "fence or stand-down",
+		"fences or stand-downs"))
+	r.Narrative = x.stopNarrative(first)
+	r.Counterexample = idsOf(x, first.pos, first.grant, first.stale, first.illegit)
+	return r
+}
+
+// stopJudgement is the verdict on one stop (a first Fenced event or a StandDown).
+type stopJudgement struct {
+	pos       int32
+	term      int64
+	justified bool
+	grant     int32 // the writer's most recent grant at term before the stop, or -1
+	stale     int32 // the latest supersession that came before that grant, or -1
+	illegit   int32 // an illegitimate same-term acquisition that may explain the stop, or -1
+}
+
+// judgeStop judges the stop at p.
+func (x *index) judgeStop(p int32) stopJudgement {
+	f := &x.ev[p]
 	term := f.Term
 	if term == 0 {
 		term = x.termBefore(f.Writer, f.Complete)
 	}
-	r.Narrative = fmt.Sprintf("%s (term %d) was fenced at %s (%q), but before then no other writer had claimed a "+
-		"higher term, nor legitimately claimed, adopted or reverted term %d", f.Writer, term, secs(f.Complete), f.Err, term)
-	if firstIllegit >= 0 {
-		e := &x.ev[firstIllegit]
+	j := stopJudgement{pos: p, term: term, grant: x.latestGrant(f.Writer, term, f.Complete)}
+	var since time.Duration
+	if j.grant >= 0 {
+		since = x.ev[j.grant].Invoke
+	}
+	var by int32
+	by, j.stale, j.illegit = x.supersededSince(f.Writer, term, since, f.Complete)
+	j.justified = by >= 0
+	return j
+}
+
+// stops returns the first Fenced event of each incarnation of each writer and the first
+// StandDown, whichever came first (a writer stops once), in history order.
+func (x *index) stops() []int32 {
+	var out []int32
+	seen := map[string]time.Duration{} // writer -> incarnation start of its recorded stop
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Kind != history.Fenced && e.Kind != history.StandDown {
+			continue
+		}
+		start := x.incarnationStart(e.Writer, e.Invoke)
+		if s, ok := seen[e.Writer]; ok && s == start {
+			continue
+		}
+		seen[e.Writer] = start
+		out = append(out, p)
+	}
+	return out
+}
+
+// latestGrant is w's most recent grant at term invoked by t: an ownership acquisition of its
+// own, its own Transfer or a Transfer to it that possibly applied; -1 when there is none.
+func (x *index) latestGrant(w string, term int64, t time.Duration) int32 {
+	var best int32 = -1
+	consider := func(p int32) {
+		if best < 0 || eventOrder(x.ev[p], x.ev[best]) > 0 {
+			best = p
+		}
+	}
+	for _, a := range x.acqs {
+		if a.writer == w && a.term == term && a.invoke <= t {
+			consider(a.pos)
+		}
+	}
+	for _, p := range x.transfers {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if (e.Writer == w || e.Detail == w) && (e.Term == term || e.Term == 0) && x.possiblyApplied(p) {
+			consider(p)
+		}
+	}
+	return best
+}
+
+// Kinds of supersession an event of another writer can be.
+const (
+	notSupersession = iota
+	supersedes
+	illegitimate // a same-term acquisition by a writer that did not own the term
+)
+
+// supersessionKind says whether the event at p, by another writer than w, supersedes w at
+// term (whatever its timing).
+func (x *index) supersessionKind(p int32, w string, term int64) int {
+	e := &x.ev[p]
+	if e.Writer == w {
+		return notSupersession
+	}
+	legit := func() int {
+		if x.ownsTermLegitimately(e.Writer, term, e.Invoke) {
+			return supersedes
+		}
+		return illegitimate
+	}
+	switch e.Kind {
+	case history.Claim:
+		switch {
+		case e.Outcome == history.Fail || e.Term < term:
+			return notSupersession
+		case e.Term > term:
+			return supersedes
+		case e.Detail == "readopt":
+			if e.Outcome == history.OK {
+				return legit()
+			}
+		case e.Outcome == history.OK || e.Outcome == history.Ambiguous && x.resolved[p].Outcome == ResolvedApplied:
+			// A same-term seal supersedes when it succeeded, or when its outcome stayed
+			// unknown to its writer but the ledger shows the store applied its arbitration.
+			return supersedes
+		}
+	case history.Revert:
+		if e.Term == term && x.possiblyApplied(p) {
+			return supersedes
+		}
+	case history.Adopt:
+		if e.Term == term && x.possiblyApplied(p) {
+			return legit()
+		}
+	}
+	return notSupersession
+}
+
+// supersededSince finds a supersession of w at term by another writer, invoked by t and not
+// completed before since. It returns it (or -1), the latest supersession that completed
+// before since (or -1), and an illegitimate same-term acquisition in the window (or -1).
+func (x *index) supersededSince(w string, term int64, since, t time.Duration) (by, stale, illegit int32) {
+	stale, illegit = -1, -1
+	for _, list := range [][]int32{x.claims, x.reverts, x.adopts} {
+		for _, p := range list {
+			e := &x.ev[p]
+			if e.Invoke > t {
+				break
+			}
+			k := x.supersessionKind(p, w, term)
+			switch {
+			case k == notSupersession:
+			case e.Complete < since:
+				if k == supersedes && (stale < 0 || e.Complete > x.ev[stale].Complete) {
+					stale = p
+				}
+			case k == supersedes:
+				return p, -1, -1
+			case illegit < 0:
+				illegit = p
+			}
+		}
+	}
+	return -1, stale, illegit
+}
+
+// stopsText counts fences and stand-downs for an explanation.
+func stopsText(x *index, stops []int32) string {
+	fences := 0
+	for _, p := range stops {
+		if x.ev[p].Kind == history.Fenced {
+			fences++
+		}
+	}
+	s := plural(fences, "fence", "fences")
+	if n := len(stops) - fences; n > 0 {
+		s += " and " + plural(n, "stand-down", "stand-downs")
+	}
+	return s
+}
+
+// stopNarrative tells why a stop was not justified.
+func (x *index) stopNarrative(j stopJudgement) string {
+	f := &x.ev[j.pos]
+	what := "was fenced"
+	if f.Kind == history.StandDown {
+		what = "stood down"
+	}
+	s := fmt.Sprintf("%s (term %d) %s at %s (%q), but ", f.Writer, j.term, what, secs(f.Complete), f.Err)
+	if j.grant >= 0 {
+		g := &x.ev[j.grant]
+		s += fmt.Sprintf("after %s at %s ", grantText(g, f.Writer), secs(g.Invoke))
+	} else {
+		s += "before then "
+	}
+	s += fmt.Sprintf("no other writer had claimed a higher term, nor legitimately claimed, adopted or reverted term %d", j.term)
+	if j.stale >= 0 {
+		e := &x.ev[j.stale]
+		s += fmt.Sprintf("; %s's %s at %s was over before that grant and cannot explain it", e.Writer,
+			supersessionName(e, j.term), secs(e.Complete))
+	}
+	if j.illegit >= 0 {
+		e := &x.ev[j.illegit]
 		verb := "adopted"
 		if e.Kind == history.Claim {
 			verb = "re-adopted"
 		}
-		r.Narrative += fmt.Sprintf("; %s %s term %d at %s without owning it (no seal of its own and no standing "+
-			"transfer to it)", e.Writer, verb, term, secs(e.Complete))
+		s += fmt.Sprintf("; %s %s term %d at %s without owning it (no seal of its own and no standing "+
+			"transfer to it)", e.Writer, verb, j.term, secs(e.Complete))
 	}
-	r.Counterexample = idsOf(x, first, firstIllegit)
-	return r
+	return s
+}
+
+// supersessionName names a supersession of a writer at term.
+func supersessionName(e *history.Event, term int64) string {
+	switch {
+	case e.Kind == history.Claim && e.Term > term:
+		return fmt.Sprintf("claim of term %d", e.Term)
+	case e.Kind == history.Claim && e.Detail == "readopt":
+		return "re-adoption"
+	case e.Kind == history.Claim:
+		return "seal"
+	case e.Kind == history.Adopt:
+		return "adoption"
+	default:
+		return string(e.Kind)
+	}
+}
+
+// grantText names a grant of writer w.
+func grantText(g *history.Event, w string) string {
+	switch {
+	case g.Kind == history.Transfer && g.Writer == w:
+		return "its own transfer of the chain to " + g.Detail
+	case g.Kind == history.Transfer:
+		return "the transfer of the chain to it by " + g.Writer
+	case g.Kind == history.Claim && g.Detail != "":
+		return "its own " + g.Detail
+	case g.Kind == history.Claim:
+		return "its own claim"
+	default:
+		return "its own " + string(g.Kind)
+	}
 }
 
 // termBefore is the term of w's latest claim or acquisition invoked by t.
@@ -88,66 +306,6 @@ func (x *index) termBefore(w string, t time.Duration) int64 {
 		}
 	}
 	return term
-}
-
-// fenceJustified reports whether w, at term, had been legitimately superseded by time t; when
-// not, it returns an illegitimate same-term acquisition that may explain the fence (or -1).
-func (x *index) fenceJustified(w string, term int64, t time.Duration) (bool, int32) {
-	for _, p := range x.claims {
-		e := &x.ev[p]
-		if e.Invoke > t {
-			break
-		}
-		if e.Writer == w || e.Outcome == history.Fail {
-			continue
-		}
-		if e.Term > term {
-			return true, -1
-		}
-		// A same-term seal supersedes when it succeeded, or when its outcome stayed unknown to
-		// its writer but the ledger shows the store applied its arbitration: the key moved.
-		sealed := e.Outcome == history.OK || e.Outcome == history.Ambiguous && x.resolved[p].Outcome == ResolvedApplied
-		if e.Term == term && sealed && e.Detail != "readopt" {
-			return true, -1
-		}
-	}
-	var illegit int32 = -1
-	check := func(ps []int32) bool {
-		for _, p := range ps {
-			e := &x.ev[p]
-			if e.Invoke > t {
-				break
-			}
-			if e.Writer == w || e.Term != term || !x.possiblyApplied(p) {
-				continue
-			}
-			if e.Kind == history.Revert || x.ownsTermLegitimately(e.Writer, term, e.Invoke) {
-				return true
-			}
-			if illegit < 0 {
-				illegit = p
-			}
-		}
-		return false
-	}
-	if check(x.reverts) || check(x.adopts) {
-		return true, -1
-	}
-	for _, p := range x.claims {
-		e := &x.ev[p]
-		if e.Invoke > t {
-			break
-		}
-		if e.Writer != w && e.Term == term && e.Outcome == history.OK && e.Detail == "readopt" {
-			if x.ownsTermLegitimately(e.Writer, term, e.Invoke) {
-				return true, -1
-			}
-			if illegit < 0 {
-				illegit = p
-			}
-		}
-	}
-	return false, illegit
 }
 
 // ownsTermLegitimately reports whether writer xw could legitimately take term's chain at time

@@ -57,6 +57,8 @@ const (
 	OwnerNeverReadUnsealed = "OwnerNeverReadUnsealed"
 	StoreLinearizable      = "StoreLinearizable"
 	RecoverySeesAcked      = "RecoverySeesAcked"
+	// HandoffResolves holds trivially unless Expect.Serving names a writer.
+	HandoffResolves = "HandoffResolves"
 	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.
 	TimeToFence = "TimeToFence"
 )
@@ -66,7 +68,7 @@ const (
 var Invariants = []string{
 	NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
 	NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-	StoreLinearizable, RecoverySeesAcked,
+	StoreLinearizable, RecoverySeesAcked, HandoffResolves,
 }
 
 // Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
@@ -146,6 +148,9 @@ type Expect struct {
 	Violated []string `json:"violated,omitempty"`
 	// Fenced names writers that must end fenced (correct-protocol runs only).
 	Fenced []string `json:"fenced,omitempty"`
+	// Serving names the writer that must end holding the chain, judged by HandoffResolves
+	// in every run (a broken variant may be expected to break it); "" judges nothing.
+	Serving string `json:"serving,omitempty"`
 	// MinAcked is the floor on distinct acknowledged ops.
 	MinAcked int `json:"min_acked,omitempty"`
 	// Faults are the declared faults; each must have fired.

@@ -220,7 +220,8 @@ func (s *shrinker) result(orig *scenarios.Scenario) (*scenarios.Scenario, error)
 		variant = "correct"
 	}
 	out.Description = fmt.Sprintf("Found by exploration (seed %d, variant %s): %s", orig.Seed, variant, narrative)
-	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []string{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire}
+	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []string{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire,
+		Serving: s.best.Expect.Serving}
 	parsed, err := reparse(out)
 	if err != nil {
 		return nil, fmt.Errorf("explore: the shrunk scenario does not load: %w", err)

@@ -140,6 +140,7 @@ func idleWriters(sc *scenarios.Scenario) []string {
 	for _, w := range sc.Expect.Fenced {
 		named[w] = true
 	}
+	named[sc.Expect.Serving] = true
 	var out []string
 	for i, w := range sc.Writers {
 		if i > 0 && !named[w.ID] {

@@ -29,7 +29,11 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 		return f.fence(op, "does not own the chain: no token held", nil)
 	}
 	attempted := f.next(f.seq)
-	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(targetAllocation, attempted), f.token)
+	recorded := targetAllocation
+	if f.o.Variant == TransferKeepsSource {
+		recorded = f.o.AllocationID
+	}
+	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(recorded, attempted), f.token)
 	earlier := f.unresolved == attempted
 	f.unresolved = 0
 	switch f.classify(err) {
@@ -37,7 +41,7 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 		f.setToken(etag, attempted)
 	case refused:
 		if earlier && f.o.Variant != NoAdoptionOnTransfer {
-			if rerr, decided := f.refusedAfterUnknown(ctx, op, attempted, targetAllocation, err); decided {
+			if rerr, decided := f.refusedAfterUnknown(ctx, op, attempted, recorded, err); decided {
 				if rerr != nil {
 					return rerr
 				}
@@ -57,7 +61,7 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 		if f.o.Variant == NoAdoptionOnTransfer {
 			return f.retryable(op, "transfer outcome unknown", err)
 		}
-		if err := f.resolve(ctx, op, attempted, targetAllocation, err); err != nil {
+		if err := f.resolve(ctx, op, attempted, recorded, err); err != nil {
 			if errors.Is(err, ErrRetryable) {
 				f.unresolved = attempted
 			}
@@ -81,6 +85,10 @@ func (f *Fence) Revert(ctx context.Context) (resumed bool, err error) {
 	f.ops.Lock()
 	defer f.ops.Unlock()
 	if f.fenced != nil || f.token == "" {
+		return false, nil
+	}
+	if f.o.Variant == RevertStandsDown {
+		f.fence(op, "stood down without trying the retained token", nil)
 		return false, nil
 	}
 	token := f.token

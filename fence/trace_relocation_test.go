@@ -10,6 +10,12 @@ func traceRelocationHappyPath(t *testing.T, w *world, v Variant) {
 	if !s.Transferred() || s.Token() == old {
 		t.Fatalf("after transfer: transferred %v token %q (old %q)", s.Transferred(), s.Token(), old)
 	}
+	if v == TransferKeepsSource {
+		// The key still records the source: the target the handoff reached is refused.
+		tg, _ := w.fence("t", 5, true, v)
+		wantErr(t, "target adoption after a clean handoff", tg.Advance(w.ctx), ErrFenced, "not the recorded owner")
+		return
+	}
 	if c := w.content(5); c.AllocationID != "t" || c.NodeID != "node-s" || c.Seq != 2 {
 		t.Fatalf("transfer wrote %+v", c)
 	}
@@ -32,6 +38,15 @@ func traceAbortBeforeTargetWrote(t *testing.T, w *world, v Variant) {
 	s, _ := w.owner("s", 5, true, v)
 	mustOK(t, "transfer", s.Transfer(w.ctx, "t"))
 	resumed, err := s.Revert(w.ctx)
+	if v == RevertStandsDown {
+		if resumed || err != nil || !s.Fenced() {
+			t.Fatalf("%s: revert got %v %v, want the source to stand down although nothing wrote", v, resumed, err)
+		}
+		// The chain still records the target: the late target takes it, the source is gone.
+		tg, _ := w.fence("t", 5, true, v)
+		mustOK(t, "late target", tg.Claim(w.ctx))
+		return
+	}
 	if !resumed || err != nil {
 		t.Fatalf("revert before the target wrote: %v %v, want resume", resumed, err)
 	}

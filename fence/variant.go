@@ -44,6 +44,8 @@ const (
 	TargetIgnoresRecoveries   Variant = "target-ignores-recoveries"
 	RecoveryNoRelocationCheck Variant = "recovery-no-relocation-check"
 	NoRetention               Variant = "no-retention"
+	TransferKeepsSource       Variant = "transfer-keeps-source"
+	RevertStandsDown          Variant = "revert-stands-down"
 )
 
 // Reader says who reads a variant's switch.
@@ -98,6 +100,8 @@ var registry = []VariantInfo{
 		"the recovery started: the target's writes it dropped before are in no snapshot (Elasticsearch #19287, invariant 2)", ReadByCaller},
 	{NoRetention, "segment collection keeps only the current reference set instead of the last N, so a single publish while a " +
 		"same-term relocation target hydrates deletes a file the target listed (S23)", ReadByCaller},
+	{TransferKeepsSource, "the transfer records the source's own allocation instead of the target's: after a clean handoff the target is refused the chain", ReadByProtocol},
+	{RevertStandsDown, "an aborted relocation's source stands down without presenting its retained token, as if the target had taken over", ReadByProtocol},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.

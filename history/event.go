@@ -89,6 +89,8 @@ const (
 	// the first incarnation's name.
 	Restart Kind = "restart"
 	// StandDown: a relocation source stopped serving after a refused revert (not fenced).
+	// Term is the term it gave up, Err why. The checker judges it like a fence: it must
+	// follow a supersession by another writer after the source's own transfer.
 	StandDown Kind = "stand-down"
 	// Audit: the final auditor's recovery at Term; Ops is the recovered op set, the durability
 	// ground truth.

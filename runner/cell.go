@@ -426,7 +426,8 @@ func (cr *cellRun) probe(ctx context.Context, shard writers.Shard) (refused bool
 
 func (cr *cellRun) expect() checker.Expect {
 	sc := cr.c.Scenario
-	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence}
+	// Serving is judged in kill cells too: a variant may be expected to break HandoffResolves.
+	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, Serving: sc.Expect.Serving}
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
 			if spec := st.Spec(); spec.Fault {

@@ -156,7 +156,7 @@ func (p *parser) invariantList(n *yaml.Node, field string) []string {
 }
 
 func (p *parser) expect(n *yaml.Node, e *Expect) {
-	f := p.fields(n, "expect", "verdict", "violated", "fenced", "min_acked", "faults_must_fire", "max_time_to_fence")
+	f := p.fields(n, "expect", "verdict", "violated", "fenced", "serving", "min_acked", "faults_must_fire", "max_time_to_fence")
 	if v, ok := f["verdict"]; ok {
 		e.Verdict = p.oneOf(v, "expect.verdict", []string{"pass", "fail"})
 	}
@@ -165,6 +165,11 @@ func (p *parser) expect(n *yaml.Node, e *Expect) {
 	}
 	if v, ok := f["fenced"]; ok {
 		e.Fenced = p.strList(v, "expect.fenced")
+	}
+	if v, ok := f["serving"]; ok {
+		if e.Serving = p.str(v, "expect.serving"); e.Serving == "" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			p.errf(v, "expect.serving", "expected a writer id, got an empty string")
+		}
 	}
 	if v, ok := f["min_acked"]; ok {
 		e.MinAcked = int(p.integer(v, "expect.min_acked"))

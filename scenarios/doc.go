@@ -3,7 +3,8 @@
 //
 // It guarantees that a Scenario it returns is complete and consistent: every field is known,
 // every duration parses, every writer a step names exists, terms do not clash unless the
-// scenario says they may, every action and protocol variant is one the bench knows. Every
+// scenario says they may, every action and protocol variant is one the bench knows, the
+// writer expect.serving names exists and is not also expected to end fenced. Every
 // number, and every total a scenario adds up to (writers, steps, planned actions, traffic
 // ops, file size), lies in its range in [Bounds], so a valid scenario runs with bounded
 // goroutines, listeners and memory. Anything else is rejected before a run starts, with an

@@ -269,6 +269,9 @@ func writeExpect(b *strings.Builder, e Expect) {
 	if len(e.Fenced) > 0 {
 		fmt.Fprintf(b, "  fenced: %s\n", flowList(e.Fenced))
 	}
+	if e.Serving != "" {
+		fmt.Fprintf(b, "  serving: %s\n", scalar(e.Serving))
+	}
 	if e.MinAcked != 0 {
 		fmt.Fprintf(b, "  min_acked: %d\n", e.MinAcked)
 	}

@@ -116,7 +116,7 @@ func everyAction() *Scenario {
 		Kills:   []Kill{{Variant: "no-sweep", Violates: []string{"NoAckedWriteLoss", "FencedTerminal"}}, {Variant: "no-seq"}},
 		Store:   StoreSpec{AllowUnenforced: true, Drives: 4},
 		Steps:   steps,
-		Expect: Expect{Verdict: "fail", Violated: []string{"NoAckedWriteLoss"}, Fenced: []string{"a", "a'"},
+		Expect: Expect{Verdict: "fail", Violated: []string{"NoAckedWriteLoss"}, Fenced: []string{"a", "a'"}, Serving: "b",
 			MinAcked: 3, FaultsMustFire: "none", MaxTimeToFence: 1500 * time.Millisecond},
 	}
 }

@@ -67,6 +67,7 @@ type Expect struct {
 	Verdict        string   // "pass" (default) or "fail"
 	Violated       []string // invariants that must fail (with Verdict fail)
 	Fenced         []string // writers that must end fenced
+	Serving        string   // the writer that must end holding the chain ("" names none)
 	MinAcked       int      // floor on acknowledged ops
 	FaultsMustFire string   // "all" (default) or "none"
 	MaxTimeToFence time.Duration
@@ -143,7 +144,7 @@ var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "t
 // Invariants lists the invariant names a scenario may expect to fail.
 var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
 	"SeqMonotonic", "NoSpuriousFencing", "TargetAcksAreDurable", "HydrationIntegrity",
-	"OwnerNeverReadUnsealed", "StoreLinearizable", "RecoverySeesAcked", "TimeToFence"}
+	"OwnerNeverReadUnsealed", "StoreLinearizable", "RecoverySeesAcked", "HandoffResolves", "TimeToFence"}
 
 // WriterIDs returns the ids of every writer a scenario may refer to: the declared ones and
 // the incarnations its restart steps create.

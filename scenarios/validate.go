@@ -94,6 +94,14 @@ func (p *parser) validate(s *Scenario, opts Options) {
 			p.at(Pos{}, fmt.Sprintf("expect.fenced[%d]", i), "unknown writer %q; declared writers: %s", w, strings.Join(sortedKeys(known), ", "))
 		}
 	}
+	if w := s.Expect.Serving; w != "" {
+		switch {
+		case !known[w]:
+			p.at(Pos{}, "expect.serving", "unknown writer %q; declared writers: %s", w, strings.Join(sortedKeys(known), ", "))
+		case slices.Contains(s.Expect.Fenced, w):
+			p.at(Pos{}, "expect.serving", "writer %q is expected both to end serving and to end fenced", w)
+		}
+	}
 	if len(s.Expect.Violated) > 0 && s.Expect.Verdict != "fail" {
 		p.at(Pos{}, "expect.violated", "listing violated invariants needs verdict: fail")
 	}

@@ -1,0 +1,123 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// HandoffResolves judges Expect.Serving: the named writer S ends holding the chain. Its latest
+// ownership acquisition (an ok Claim, Adopt or Revert) must be followed by no stop of its own
+// — a Fenced or StandDown event, a Crash, a completed Handoff or a Transfer that possibly
+// applied — and by no other writer's acquisition at a higher term, or at its term completed
+// after its own. The final auditor, which claims above every term once the writers are
+// closed, is left out. With no writer named the invariant holds trivially.
+func (x *index) handoffResolves() InvariantResult {
+	r := newResult(HandoffResolves)
+	s := x.in.Expect.Serving
+	if s == "" {
+		r.Explanation = "no copy was named to end serving"
+		return r
+	}
+	auditors := map[string]bool{}
+	for _, p := range x.audits {
+		auditors[x.ev[p].Writer] = true
+	}
+	last := -1
+	for i, a := range x.acqs {
+		if a.writer == s {
+			last = i
+		}
+	}
+	if last < 0 {
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = s + " never took the chain"
+		r.Narrative = fmt.Sprintf("%s was expected to end serving, but no claim, adoption or revert of its own succeeded", s)
+		if o := x.finalOwner(auditors); o >= 0 {
+			a := x.acqs[o]
+			r.Narrative += fmt.Sprintf("; the last to take the chain was %s (%s, term %d, at %s)", a.writer,
+				verbFor(a.kind), a.term, secs(a.complete))
+			r.Counterexample = idsOf(x, a.pos)
+		}
+		return r
+	}
+	a := x.acqs[last]
+	if p := x.stopAfter(s, a); p >= 0 {
+		e := &x.ev[p]
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = fmt.Sprintf("%s %s after it last took the chain", s, stopVerb(e))
+		r.Narrative = fmt.Sprintf("%s was expected to end serving, but after it %s (term %d) at %s it %s at %s",
+			s, verbFor(a.kind), a.term, secs(a.complete), stopVerb(e), secs(e.Complete))
+		if e.Err != "" {
+			r.Narrative += fmt.Sprintf(" (%q)", e.Err)
+		}
+		r.Counterexample = idsOf(x, a.pos, p)
+		return r
+	}
+	for _, o := range x.acqs {
+		if o.writer == s || auditors[o.writer] || o.term < a.term || o.term == a.term && o.complete <= a.complete {
+			continue
+		}
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = fmt.Sprintf("%s was superseded by %s after it last took the chain", s, o.writer)
+		r.Narrative = fmt.Sprintf("%s was expected to end serving, but after it %s (term %d) at %s, %s %s (term %d) at %s",
+			s, verbFor(a.kind), a.term, secs(a.complete), o.writer, verbFor(o.kind), o.term, secs(o.complete))
+		r.Counterexample = idsOf(x, a.pos, o.pos)
+		return r
+	}
+	r.Explanation = fmt.Sprintf("%s ends serving: it %s (term %d) at %s and nothing took the chain from it",
+		s, verbFor(a.kind), a.term, secs(a.complete))
+	return r
+}
+
+// stopAfter is the first event of w, invoked once acquisition a completed, that ends its
+// serving: a fence, a stand-down, a crash, a completed handoff or a transfer that possibly
+// applied; -1 when there is none.
+func (x *index) stopAfter(w string, a acq) int32 {
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Writer != w || e.Invoke < a.complete || p == a.pos {
+			continue
+		}
+		switch e.Kind {
+		case history.Fenced, history.StandDown, history.Crash:
+			return p
+		case history.Handoff:
+			if e.Outcome == history.OK {
+				return p
+			}
+		case history.Transfer:
+			if x.possiblyApplied(p) {
+				return p
+			}
+		}
+	}
+	return -1
+}
+
+// stopVerb says what a stop event did.
+func stopVerb(e *history.Event) string {
+	switch e.Kind {
+	case history.Fenced:
+		return "was fenced"
+	case history.StandDown:
+		return "stood down"
+	case history.Crash:
+		return "crashed"
+	case history.Handoff:
+		return "handed the primary over to " + e.Detail
+	default:
+		return "transferred the chain to " + e.Detail
+	}
+}
+
+// finalOwner is the index in acqs of the last acquisition by a writer other than the
+// auditors, -1 when there is none.
+func (x *index) finalOwner(auditors map[string]bool) int {
+	for i := len(x.acqs) - 1; i >= 0; i-- {
+		if !auditors[x.acqs[i].writer] {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,205 @@
+package checker
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// handoff is a clean relocation of s (term 5) to x: s seals and acks, transfers the chain to
+// x at 40-45ms and hands over; x adopts at 60-65ms and acks. The auditor claims term 6 at
+// the end.
+func handoff() *hb {
+	h := &hb{}
+	h.claim("s", 5, k5, 0, 10, 0, "s0", history.OK, "seal")
+	h.op("s", 15, 10)
+	h.sync("s", 5, k5, 20, 1, "s1", 10)
+	tr := h.simple(history.Transfer, "s", 5, k5, 40, 45, history.OK, "x")
+	h.edit(tr, func(e *history.Event) { e.Seq, e.Token = 2, "s2" })
+	h.simple(history.Handoff, "s", 5, "", 46, 47, history.OK, "x")
+	ad := h.simple(history.Adopt, "x", 5, k5, 60, 65, history.OK, "")
+	h.edit(ad, func(e *history.Event) { e.Seq, e.Token = 3, "x3" })
+	h.op("x", 66, 20)
+	h.sync("x", 5, k5, 70, 4, "x4", 20)
+	h.claim("auditor", 6, k6, 300, 305, 0, "u0", history.OK, "seal")
+	h.add(history.Event{Kind: history.Audit, Writer: "auditor", Term: 6, Invoke: ms(306), Complete: ms(310),
+		Ops: []int64{10, 20}})
+	h.final = Final{Recovered: []int64{10, 20}, AuditTerm: 6}
+	h.expect = Expect{Serving: "x"}
+	return h
+}
+
+// aborted is s (term 5) transferring to x and losing the handoff's answer: s's revert is
+// refused at 81-82ms and s stands down at 83ms. With adopted, x adopts the chain at 60-65ms,
+// before the revert; otherwise x adopts only at 90-95ms, after s stood down.
+func aborted(adopted bool) *hb {
+	h := &hb{}
+	h.claim("s", 5, k5, 0, 10, 0, "s0", history.OK, "seal")
+	h.op("s", 15, 10)
+	h.sync("s", 5, k5, 20, 1, "s1", 10)
+	h.simple(history.Transfer, "s", 5, k5, 40, 45, history.OK, "x")
+	h.simple(history.Handoff, "s", 5, "", 46, 80, history.Fail, "x")
+	at := 90
+	if adopted {
+		at = 60
+	}
+	h.simple(history.Adopt, "x", 5, k5, at, at+5, history.OK, "")
+	h.simple(history.Revert, "s", 5, k5, 81, 82, history.Fail, "")
+	h.add(history.Event{Kind: history.StandDown, Writer: "s", Term: 5, Key: k5, Invoke: ms(83), Err: "revert refused"})
+	h.final = Final{Recovered: []int64{10}}
+	return h
+}
+
+// TestStopJustification holds NoSpuriousFencing to the writer's own latest grant: only a
+// supersession after it justifies a fence or a stand-down.
+func TestStopJustification(t *testing.T) {
+	cases := []struct {
+		name     string
+		build    func() (*hb, []int64) // nil counterexample: pass
+		mentions []string
+	}{
+		{"clean handoff: nothing stops", func() (*hb, []int64) { return handoff(), nil }, nil},
+		// The source's seal is an ok same-term claim by another writer; the rule that took any
+		// such seal as a justification accepted this fence. It was over before the transfer
+		// that granted x the chain, so it explains nothing.
+		{"target fenced on its source's stale seal", func() (*hb, []int64) {
+			h := handoff()
+			ad := idOf(h, history.Adopt, "x")
+			h.edit(ad, func(e *history.Event) { e.Outcome, e.Err = history.FencedOut, "not the recorded owner" })
+			f := h.fenced("x", 5, 66, "not the recorded owner")
+			h.dropEvent(idOf(h, history.Ack, "x"))
+			h.dropEvent(idOf(h, history.CAS, "x"))
+			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"), f)
+		}, []string{"x (term 5) was fenced at 0.066s", "after the transfer of the chain to it by s at 0.040s",
+			"s's seal at 0.010s was over before that grant"}},
+		{"target fenced after its source reverted", func() (*hb, []int64) {
+			h := handoff()
+			h.simple(history.Revert, "s", 5, k5, 50, 55, history.OK, "")
+			ad := idOf(h, history.Adopt, "x")
+			h.edit(ad, func(e *history.Event) { e.Outcome, e.Err = history.FencedOut, "not the recorded owner" })
+			h.fenced("x", 5, 66, "not the recorded owner")
+			return h, nil
+		}, nil},
+		{"source stands down after the target adopted", func() (*hb, []int64) { return aborted(true), nil }, nil},
+		{"source stands down although nothing took over", func() (*hb, []int64) {
+			h := aborted(false)
+			return h, sortedIDs(idOf(h, history.Transfer, "s"), idOf(h, history.StandDown, "s"))
+		}, []string{"s (term 5) stood down at 0.083s", "after its own transfer of the chain to x at 0.040s"}},
+		{"source stands down after a higher term swept the key", func() (*hb, []int64) {
+			h := aborted(false)
+			h.claim("c", 6, k6, 50, 55, 0, "c0", history.OK, "seal")
+			return h, nil
+		}, nil},
+		{"higher-term claim before the writer's own grant", func() (*hb, []int64) {
+			h := &hb{}
+			h.claim("c", 6, k6, 0, 5, 0, "c0", history.OK, "seal")
+			c := h.claim("a", 5, k5, 10, 20, 0, "a0", history.OK, "seal")
+			f := h.fenced("a", 5, 50, "conflict")
+			return h, sortedIDs(h.ev[0].ID, c, f)
+		}, []string{"a (term 5) was fenced", "after its own seal at 0.010s"}},
+		{"claim refused with no grant of its own", func() (*hb, []int64) {
+			h := &hb{}
+			h.claim("c", 6, k6, 0, 5, 0, "c0", history.OK, "seal")
+			h.claim("a", 4, k5, 10, 20, 0, "", history.FencedOut, "seal")
+			h.fenced("a", 4, 21, "superseded by term 6")
+			return h, nil
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, want := c.build()
+			r := Check(h.input())
+			if want == nil {
+				wantStatus(t, r, NoSpuriousFencing, Pass)
+				return
+			}
+			ir := wantStatus(t, r, NoSpuriousFencing, Fail)
+			if !slices.Equal(ir.Counterexample, want) {
+				t.Errorf("counterexample: got %v, want %v\nnarrative: %s", ir.Counterexample, want, ir.Narrative)
+			}
+			wantMentions(t, ir.Narrative, c.mentions...)
+		})
+	}
+}
+
+// TestHandoffResolves judges expect.serving.
+func TestHandoffResolves(t *testing.T) {
+	cases := []struct {
+		name     string
+		build    func() (*hb, []int64)
+		mentions []string
+	}{
+		{"nothing named", func() (*hb, []int64) {
+			h := handoff()
+			h.expect.Serving = ""
+			return h, nil
+		}, nil},
+		{"target serves after a clean handoff, the auditor aside", func() (*hb, []int64) { return handoff(), nil }, nil},
+		{"source named after a clean handoff", func() (*hb, []int64) {
+			h := handoff()
+			h.expect.Serving = "s"
+			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"))
+		}, []string{"s was expected to end serving", "transferred the chain to x at 0.045s"}},
+		{"target never took the chain", func() (*hb, []int64) {
+			h := handoff()
+			ad := idOf(h, history.Adopt, "x")
+			h.edit(ad, func(e *history.Event) { e.Outcome = history.FencedOut })
+			return h, []int64{idOf(h, history.Claim, "s")}
+		}, []string{"x was expected to end serving", "the last to take the chain was s"}},
+		{"source stood down after an abort", func() (*hb, []int64) {
+			h := aborted(false)
+			h.expect.Serving = "s"
+			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"))
+		}, []string{"s was expected to end serving"}},
+		{"source resumed after an abort", func() (*hb, []int64) {
+			h := aborted(false)
+			h.dropEvent(idOf(h, history.StandDown, "s"))
+			h.dropEvent(idOf(h, history.Adopt, "x"))
+			h.edit(idOf(h, history.Revert, "s"), func(e *history.Event) { e.Outcome = history.OK })
+			h.expect.Serving = "s"
+			return h, nil
+		}, nil},
+		{"superseded by a higher term", func() (*hb, []int64) {
+			h, id := base()
+			h.expect.Serving = "a"
+			return h, sortedIDs(id.aClaim, id.aFenced)
+		}, []string{"a was expected to end serving", "was fenced at 0.146s"}},
+		{"superseded without noticing", func() (*hb, []int64) {
+			h, id := base()
+			h.dropEvent(id.aFenced)
+			h.expect.Serving = "a"
+			return h, sortedIDs(id.aClaim, id.bClaim)
+		}, []string{"b claimed (term 6) at 0.120s"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, want := c.build()
+			r := Check(h.input())
+			if want == nil {
+				wantStatus(t, r, HandoffResolves, Pass)
+				return
+			}
+			ir := wantStatus(t, r, HandoffResolves, Fail)
+			if !slices.Equal(ir.Counterexample, want) {
+				t.Errorf("counterexample: got %v, want %v\nnarrative: %s", ir.Counterexample, want, ir.Narrative)
+			}
+			wantMentions(t, ir.Narrative, c.mentions...)
+		})
+	}
+}
+
+// TestHandoffThatDoesNotResolveFails: a copy that should serve but does not fails the run,
+// even when too few ops were acknowledged for a pass to prove anything; and a broken variant
+// can be expected to break HandoffResolves.
+func TestHandoffThatDoesNotResolveFails(t *testing.T) {
+	h := handoff()
+	h.expect = Expect{Serving: "s", MinAcked: 1000}
+	if r := Check(h.input()); r.Verdict != Fail {
+		t.Fatalf("got %s, want fail: %s", r.Verdict, r.Narrative)
+	}
+	h.expect = Expect{Serving: "s", Verdict: Fail, Violated: []string{HandoffResolves}}
+	if r := Check(h.input()); r.Verdict != Pass {
+		t.Fatalf("got %s, want the kill to stand: %s", r.Verdict, r.Narrative)
+	}
+}
