@@ -24,12 +24,14 @@ const (
 	sTwinContest = "twin-contest"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
-	sFailedSweep: (*gen).failedSweep,
-	sUnreadable:  (*gen).unreadableFence,
-	sTwinContest: (*gen).twinContest,
+	sFailedSweep:        (*gen).failedSweep,
+	sUnreadable:         (*gen).unreadableFence,
+	sTwinContest:        (*gen).twinContest,
+	sRecoveryRelocation: (*gen).recoveryRelocation,
+	sSameTermHydration:  (*gen).sameTermHydration,
 }
 
 // maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.
@@ -42,7 +44,11 @@ func (g *gen) drawShape() []scenarios.Step {
 		return nil
 	}
 	g.shapeOf = g.oneOf(shapeNames)
-	return shapeBuilders[g.shapeOf](g)
+	steps := shapeBuilders[g.shapeOf](g)
+	if len(steps) == 0 {
+		g.shapeOf = "" // the cluster cannot take this shape
+	}
+	return steps
 }
 
 // promoteNow records that w is promoted by a shape at term (a twin when twin is true).

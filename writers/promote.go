@@ -49,7 +49,10 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	w.notify()
 	w.mu.Unlock()
 	w.c.noteTerm(term)
-	w.c.grants.Add(1)
+	g := w.c.grants.Add(1)
+	w.mu.Lock()
+	w.grant = g
+	w.mu.Unlock()
 
 	ctx, cancel := w.bind(ctx)
 	defer cancel()

@@ -249,21 +249,25 @@ func (w *Writer) apply(ops []int64) {
 }
 
 // currentPrimary is the copy a recovery starts from when none is named: the active writer
-// at the highest term, preferring one that holds its fence chain.
+// at the highest term, preferring one that holds its fence chain, then the one promoted
+// last (an equal-term twin supersedes the copy it was promoted beside).
 func (c *Cluster) currentPrimary() *Writer {
 	var best *Writer
-	var bestTerm int64
+	var bestTerm, bestGrant int64
 	bestOwns := false
 	for _, w := range c.Writers() {
 		w.mu.Lock()
-		st, term, f := w.state, w.term, w.f
+		st, term, f, grant := w.state, w.term, w.f, w.grant
 		w.mu.Unlock()
 		if st != StateActive {
 			continue
 		}
 		owns := f != nil && f.Token() != ""
-		if best == nil || term > bestTerm || (term == bestTerm && owns && !bestOwns) {
-			best, bestTerm, bestOwns = w, term, owns
+		better := best == nil || term > bestTerm ||
+			(term == bestTerm && owns && !bestOwns) ||
+			(term == bestTerm && owns == bestOwns && grant > bestGrant)
+		if better {
+			best, bestTerm, bestOwns, bestGrant = w, term, owns, grant
 		}
 	}
 	return best
@@ -291,6 +295,30 @@ func (c *Cluster) sourceLost(src *Writer, term, grants int64) string {
 	}
 	if c.grants.Load() != grants || c.MaxTerm() > term {
 		return "another copy was promoted"
+	}
+	if w := c.supersedes(src, term); w != "" {
+		return fmt.Sprintf("%s was promoted after %s", w, src.id)
+	}
+	return ""
+}
+
+// supersedes names a copy promoted after src that is taking or holds its place: promoting or
+// active at a higher term, or at src's term with a later grant (an equal-term twin), "" when
+// there is none. A relocation target is no such copy: it carries src's recoveries on.
+func (c *Cluster) supersedes(src *Writer, term int64) string {
+	src.mu.Lock()
+	own := src.grant
+	src.mu.Unlock()
+	for _, w := range c.Writers() {
+		if w == src {
+			continue
+		}
+		w.mu.Lock()
+		st, t, g := w.state, w.term, w.grant
+		w.mu.Unlock()
+		if (st == StatePromoting || st == StateActive) && g > 0 && (t > term || (t == term && g > own)) {
+			return w.id
+		}
 	}
 	return ""
 }

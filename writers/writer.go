@@ -89,6 +89,9 @@ type Writer struct {
 	// over; and, while this writer recovers, its replica state.
 	recoveries []*Writer
 	relocEpoch int64
+	// grant is the cluster's promotion count when this copy was promoted (0: never): of two
+	// copies at one term (an equal-term twin), the later grant is the primary.
+	grant int64
 	repl       *replica
 }
 

@@ -1,0 +1,94 @@
+package explore
+
+import (
+	"time"
+
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+const (
+	// sRecoveryRelocation: a copy recovers from the primary and freezes at one phase of its
+	// recovery (before its file copy, or right after opening its engine) while the primary
+	// relocates (aborted late in some seeds); it carries on once the target has acknowledged
+	// writes of its own. A target that does not replicate to its source's recoveries, or a
+	// recovery that does not check for a relocation after opening its engine, loses the
+	// target's acknowledged writes in the recovered copy.
+	sRecoveryRelocation = "recovery-during-relocation"
+	// sSameTermHydration: the primary publishes a few reference sets and relocates with its
+	// target hydrating first, at the same term; the target freezes before fetching its files
+	// while the primary publishes once more and collects, and carries on after the collection.
+	// Within the retention bound the correct protocol loses nothing; a collection that keeps
+	// less than the bound deletes a file the target listed.
+	sSameTermHydration = "same-term-hydration"
+)
+
+// recoveryRelocation needs two standbys: the recovering copy and the relocation target.
+func (g *gen) recoveryRelocation() []scenarios.Step {
+	if len(g.standby) < 2 || g.primary != "a" {
+		return nil
+	}
+	r := g.oneOf(g.standby)
+	g.standby = remove(g.standby, r)
+	t := g.oneOf(g.standby)
+	after := func(w, ev string, n int, a scenarios.Action, pr scenarios.Params) scenarios.Step {
+		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: a, Params: pr,
+			After: &scenarios.EventTrigger{Writer: w, Event: ev, Count: n}}
+	}
+	phase := g.oneOf([]string{"recovery-started", "engine-opened"})
+	reloc := scenarios.Params{Writer: "a", Target: t}
+	if g.chance(0.3) {
+		reloc.AbortAt = "after-target-acks"
+	}
+	start := scenarios.Step{Trigger: scenarios.TriggerAt, At: time.Duration(100+10*g.r.IntN(40)) * time.Millisecond,
+		Action: scenarios.Refresh, Params: scenarios.Params{Writer: "a"}}
+	out := []scenarios.Step{
+		start,
+		after("a", "published", 1, scenarios.Recover, scenarios.Params{Writer: r, From: "a"}),
+		after(r, phase, 1, scenarios.Pause, scenarios.Params{Writer: r}),
+		after(r, phase, 1, scenarios.Relocate, reloc),
+		after(t, "acked", 1+g.r.IntN(4), scenarios.Resume, scenarios.Params{Writer: r}),
+	}
+	g.events["a"] = append(g.events["a"], "published", "transferred", "handed-off", "reverted", "drained")
+	g.events[r] = append(g.events[r], "recovery-started", "engine-opened", "recovered")
+	g.standby = remove(g.standby, t)
+	g.active = append(g.active, t)
+	g.events[t] = append(g.events[t], "adopted", "hydrated", "acked")
+	if reloc.AbortAt == "" {
+		g.primary = t
+	}
+	return out
+}
+
+// sameTermHydration relocates the primary with a prehydrating target and races the target's
+// file fetch with one more publication and a collection; it needs a schedule without client
+// traffic so that the publications are the schedule's own.
+func (g *gen) sameTermHydration() []scenarios.Step {
+	if len(g.standby) == 0 || g.primary != "a" {
+		return nil
+	}
+	g.quiet = true
+	t := g.oneOf(g.standby)
+	a := scenarios.Params{Writer: "a"}
+	after := func(w, ev string, n int, act scenarios.Action, pr scenarios.Params) scenarios.Step {
+		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: act, Params: pr,
+			After: &scenarios.EventTrigger{Writer: w, Event: ev, Count: n}}
+	}
+	sets := 1 + g.r.IntN(3)
+	out := []scenarios.Step{{Trigger: scenarios.TriggerAt, At: time.Duration(100+10*g.r.IntN(20)) * time.Millisecond,
+		Action: scenarios.Refresh, Params: a}}
+	for n := 1; n < sets; n++ {
+		out = append(out, after("a", "published", n, scenarios.Refresh, a))
+	}
+	out = append(out,
+		after("a", "published", sets, scenarios.Relocate, scenarios.Params{Writer: "a", Target: t, Prehydrate: true}),
+		after(t, "hydrating", 1, scenarios.Pause, scenarios.Params{Writer: t}),
+		after(t, "hydrating", 1, scenarios.Refresh, a),
+		after("a", "published", sets+1, scenarios.GC, a),
+		after("a", "collected", 1, scenarios.Resume, scenarios.Params{Writer: t}))
+	g.events["a"] = append(g.events["a"], "published", "collected", "transferred", "handed-off", "drained")
+	g.standby = remove(g.standby, t)
+	g.active = append(g.active, t)
+	g.events[t] = append(g.events[t], "hydrating", "adopted", "hydrated")
+	g.primary = t
+	return out
+}
