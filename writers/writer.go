@@ -92,7 +92,7 @@ type Writer struct {
 	// grant is the cluster's promotion count when this copy was promoted (0: never): of two
 	// copies at one term (an equal-term twin), the later grant is the primary.
 	grant int64
-	repl       *replica
+	repl  *replica
 }
 
 func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {
