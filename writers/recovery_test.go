@@ -114,3 +114,41 @@ func TestRelocationCarriesRecoveries(t *testing.T) {
 		t.Fatalf("target-ignores-recoveries: recovery %+v missed %v; want t's 10 ops missed", rc, missed)
 	}
 }
+
+// TestRecoveryFollowsTheTwin: a twin b promoted at a's own term supersedes a, which has not
+// noticed (it holds its stale token and is still active). A recovery that names no source
+// follows b, the copy promoted last, and sees b's acknowledged ops; one that starts from a
+// fails its check and starts over from b.
+func TestRecoveryFollowsTheTwin(t *testing.T) {
+	for _, from := range []string{"", "a"} {
+		t.Run("from="+from, func(t *testing.T) {
+			r := memRig(t, nil)
+			a, b, c := r.add("a", nil), r.add("b", nil), r.add("c", nil)
+			r.promote(a, 4)
+			r.submit(a, 3)
+			r.waitAcked(a, 3)
+			r.promote(b, 4)
+			r.submit(b, 5)
+			r.waitAcked(b, 5)
+			if a.State() != StateActive {
+				t.Fatalf("a is %s; the test needs it unaware of its twin", a.State())
+			}
+			var src *Writer
+			if from == "a" {
+				src = a
+			}
+			rc, err := c.Recover(ctx(t), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc.Source != "b" {
+				t.Fatalf("recovered from %s after %d attempts; want b", rc.Source, rc.Attempts)
+			}
+			for _, op := range r.acked("b") {
+				if !slices.Contains(rc.Ops, op) {
+					t.Fatalf("op %d acknowledged by b is missing from the recovery %v", op, rc.Ops)
+				}
+			}
+		})
+	}
+}
