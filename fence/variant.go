@@ -40,7 +40,6 @@ const (
 	NoSeq                     Variant = "no-seq"
 	NotFoundIsRetryable       Variant = "404-is-retryable"
 	NoAdoptionOnTransfer      Variant = "no-adoption-on-transfer"
-	FencedNotSticky           Variant = "fenced-not-sticky"
 )
 
 // Reader says who reads a variant's switch.
@@ -88,7 +87,6 @@ var registry = []VariantInfo{
 	{NoSeq, "M25: seq is always 0 in the content, so bodies and content-hash ETags repeat (ABA)", ReadByProtocol},
 	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", ReadByProtocol},
 	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", ReadByProtocol},
-	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", ReadByProtocol},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.
