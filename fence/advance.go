@@ -22,7 +22,6 @@ func (f *Fence) Advance(ctx context.Context) error {
 func (f *Fence) AdvanceAt(ctx context.Context, term int64) error {
 	f.ops.Lock()
 	defer f.ops.Unlock()
-	wasFenced := f.fenced != nil
 	if err := f.stickyFence(); err != nil {
 		return err
 	}
@@ -30,17 +29,7 @@ func (f *Fence) AdvanceAt(ctx context.Context, term int64) error {
 		return f.transferredErr("advance")
 	}
 	if term != f.term {
-		if !wasFenced {
-			return f.fence("advance", fmt.Sprintf("asked to act at term %d; this instance is for term %d", term, f.term), nil)
-		}
-		// Reachable only when fenced is not sticky: the forgotten verdict lets the
-		// instance claim a term it was never granted.
-		if term < 0 {
-			return fmt.Errorf("fence: negative term %d", term)
-		}
-		f.smu.Lock()
-		f.term, f.key, f.token, f.seq = term, Key(f.o.Prefix, term), "", 0
-		f.smu.Unlock()
+		return f.fence("advance", fmt.Sprintf("asked to act at term %d; this instance is for term %d", term, f.term), nil)
 	}
 	if f.token == "" {
 		return f.claim(ctx)

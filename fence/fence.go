@@ -195,16 +195,10 @@ func (f *Fence) ioErr(op, what string, err error) error {
 	return f.retryable(op, what+" failed", err)
 }
 
-// stickyFence returns the fenced verdict if there is one. Fenced is terminal: with
-// FencedNotSticky the verdict is forgotten instead, and the instance acts again.
+// stickyFence returns the fenced verdict if there is one. Fenced is terminal, at any term:
+// only a new instance (a new incarnation of the copy) may claim again.
 func (f *Fence) stickyFence() error {
 	if f.fenced == nil {
-		return nil
-	}
-	if f.o.Variant == FencedNotSticky {
-		f.smu.Lock()
-		f.fenced, f.token = nil, ""
-		f.smu.Unlock()
 		return nil
 	}
 	return f.fenced

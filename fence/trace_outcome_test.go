@@ -72,27 +72,20 @@ func traceContentHashABA(t *testing.T, w *world, v Variant) {
 	}
 }
 
-// A writer fenced at term 5 is asked to act at term 7.
+// A writer fenced at term 5 is asked to act at term 7: fenced is terminal at any term, so it
+// claims nothing and the owner of term 6 is untouched. (No variant breaks this: the copies
+// the bench drives never ask a fenced instance to act again, as a fenced shard fails and
+// comes back only as a new incarnation with a new instance.)
 func traceFencedAtAnotherTerm(t *testing.T, w *world, v Variant) {
 	a, _ := w.owner("a", 5, true, v)
 	b, _ := w.owner("b", 6, false, v)
 	wantErr(t, "A after the takeover", a.Advance(w.ctx), ErrFenced, "")
-	err := a.AdvanceAt(w.ctx, 7)
-	if v == Correct {
-		wantErr(t, "fenced A at term 7", err, ErrFenced, "key gone")
-		wantErr(t, "fenced A again", a.Claim(w.ctx), ErrFenced, "")
-		if w.exists(7) {
-			t.Fatal("a fenced instance created K(7)")
-		}
-		mustOK(t, "B acks", b.Advance(w.ctx))
-		return
+	wantErr(t, "fenced A at term 7", a.AdvanceAt(w.ctx, 7), ErrFenced, "key gone")
+	wantErr(t, "fenced A again", a.Claim(w.ctx), ErrFenced, "")
+	if w.exists(7) {
+		t.Fatal("a fenced instance created K(7)")
 	}
-	if err != nil || !w.exists(7) {
-		t.Fatalf("%s: got %v, K(7) exists %v; want the fenced instance to claim term 7", v, err, w.exists(7))
-	}
-	if err := b.Advance(w.ctx); !IsFenced(err) {
-		t.Fatalf("%s: B got %v, want it fenced by an ungranted term", v, err)
-	}
+	mustOK(t, "B acks", b.Advance(w.ctx))
 }
 
 // Another shard's content at our key is a loud identity error, never a fence verdict, on

@@ -32,7 +32,7 @@ var traces = []trace{
 	{"swept-key-404-vs-412", []Variant{NotFoundIsRetryable}, traceSweptKey404vs412},
 	{"segment-gates", []Variant{NoSegmentGates, CollectionFailsOpen, PublishFailsClosed}, traceSegmentGates},
 	{"content-hash-aba", []Variant{NoSeq}, traceContentHashABA},
-	{"fenced-at-another-term", []Variant{FencedNotSticky}, traceFencedAtAnotherTerm},
+	{"fenced-at-another-term", nil, traceFencedAtAnotherTerm},
 	{"foreign-content", nil, traceForeignContent},
 	{"lost-response-unresolved-then-refused", nil, traceLostResponseUnresolved},
 }

@@ -40,7 +40,6 @@ const (
 	NoSeq                     Variant = "no-seq"
 	NotFoundIsRetryable       Variant = "404-is-retryable"
 	NoAdoptionOnTransfer      Variant = "no-adoption-on-transfer"
-	FencedNotSticky           Variant = "fenced-not-sticky"
 	TargetIgnoresRecoveries   Variant = "target-ignores-recoveries"
 	RecoveryNoRelocationCheck Variant = "recovery-no-relocation-check"
 	NoRetention               Variant = "no-retention"
@@ -78,22 +77,21 @@ var registry = []VariantInfo{
 	{ConflictIsSuccess, "409 ConditionalRequestConflict is treated as success: the key's current version is adopted blindly", ReadByProtocol},
 	{AmbiguousIsSuccess, "M9: a write with an unknown outcome is treated as applied, without reading back", ReadByProtocol},
 	{AmbiguousIsFenced, "M10: a write with an unknown outcome is treated as a lost CAS (spurious fence)", ReadByProtocol},
-	{AdoptWithoutIdentity, "M11: lost-response resolution adopts whatever version is at the key, without the identity+seq check", ReadByProtocol},
+	{AdoptWithoutIdentity, "M11: lost-response resolution adopts whatever version is at the key, without the identity+seq check, so a refusal whose answer was lost hands an equal-term twin's chain to the loser", ReadByProtocol},
 	{SDKRetries, "M12: the store client retries conditional PUTs (MaxAttempts 3), so a lost response comes back as 412 and fences", ReadByClient},
-	{ReuseHalfClaimed, "M13: a claim that failed retryably keeps its token, so the retry skips the sweep verification", ReadByProtocol},
-	{WithdrawArbitrated, "M16: a claim that loses its key mid-claim deletes it even though it did not create it, removing a peer's key", ReadByProtocol},
+	{ReuseHalfClaimed, "M13: a claim that failed retryably keeps the token of the key it created, so a retry on the same instance (the seal retries on its one instance) skips the sweep and its verification", ReadByProtocol},
+	{WithdrawArbitrated, "M16: a claim that finds its key taken mid-claim deletes it although a twin now owns it by arbitration, so the legitimate owner of the term is fenced", ReadByProtocol},
 	{TargetClaimsBlindly, "M17: a guarded instance (relocation target) takes an existing key regardless of the recorded allocation", ReadByProtocol},
 	{RevertWithFreshToken, "M18: revert reads the key's current ETag and presents it instead of the retained transfer ETag", ReadByProtocol},
-	{RecreateOn404, "M19: equal-term arbitration re-creates a key that vanished instead of standing down", ReadByProtocol},
+	{RecreateOn404, "M19: equal-term arbitration re-creates a key a higher term swept instead of standing down; a copy re-creating the key it sealed writes the seal's body again, so an old ETag becomes valid again", ReadByProtocol},
 	{NoSegmentGates, "M20: both segment gates always allow (publish and collection ignore supersession)", ReadByProtocol},
 	{CollectionFailsOpen, "M21: the collection gate allows deletion when the fence cannot be read", ReadByProtocol},
-	{PublishFailsClosed, "M22: the publish gate refuses when the fence cannot be read (healthy shard silenced)", ReadByProtocol},
-	{HydrateBeforeSeal, "M23: segments are hydrated before the claim/seal", ReadByCaller},
+	{PublishFailsClosed, "M22: the publish gate refuses when the fence cannot be read, so a healthy owner stops publishing", ReadByProtocol},
+	{HydrateBeforeSeal, "M23: segments are hydrated before the claim/seal, while the previous owner still holds the fence", ReadByCaller},
 	{AcceptUnenforcedStore, "M24: a store that does not enforce preconditions is accepted instead of refused", ReadByClient},
 	{NoSeq, "M25: seq is always 0 in the content, so bodies and content-hash ETags repeat (ABA)", ReadByProtocol},
 	{NotFoundIsRetryable, "M26: If-Match answered 404 (key swept) is retryable instead of fenced; a zombie retries forever", ReadByProtocol},
 	{NoAdoptionOnTransfer, "a lost transfer response is not resolved by identity, only retryable: the later revert loses to its own transfer", ReadByProtocol},
-	{FencedNotSticky, "M28: fenced is not terminal: a fenced instance asked to act again re-claims, at any term", ReadByProtocol},
 	{TargetIgnoresRecoveries, "a relocation target replicates only to the recoveries it started itself, not to those its source had " +
 		"started, so a copy recovering during the relocation misses the target's writes (Elasticsearch #19287, invariant 1)", ReadByCaller},
 	{RecoveryNoRelocationCheck, "a recovering copy does not check, after opening its engine, whether the primary relocated since " +

@@ -120,15 +120,18 @@ func (w *Writer) promote(ctx context.Context, term int64) error {
 	return nil
 }
 
-// seal claims term's fence object with a throwaway unguarded instance, retrying (with a new
-// instance each time) while the outcome is retryable. It returns the chain seq the seal left.
+// seal claims term's fence object with a throwaway unguarded instance, one per promotion,
+// retrying the claim on it while the outcome is retryable. Claim promises that a failed claim
+// holds nothing, so its retry re-runs the whole claim; the seal relies on that promise as a
+// system built on the fence library would (reuse-half-claimed breaks it). It returns the chain
+// seq the seal left.
 func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (int64, error) {
 	key := w.c.cfg.Shard.FenceKey(term)
+	f, err := fence.New(w.fenceOptions(term, false, variant))
+	if err != nil {
+		return 0, err
+	}
 	for attempt := 1; ; attempt++ {
-		f, err := fence.New(w.fenceOptions(term, false, variant))
-		if err != nil {
-			return 0, err
-		}
 		sp := w.begin(history.Event{Kind: history.Claim, Term: term, Key: key, Detail: "seal"})
 		err = f.Claim(ctx)
 		e := sp.Event()
