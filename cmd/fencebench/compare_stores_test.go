@@ -105,7 +105,7 @@ func checkCompared(t *testing.T, cmp reports.Comparison, entries []storeEntry) {
 		if r.Differs {
 			var cells []string
 			for _, c := range r.Cells {
-				cells = append(cells, c.Label)
+				cells = append(cells, strings.TrimSpace(c.Label+" "+c.Detail))
 			}
 			t.Logf("differs: %-18s %s", r.ID, strings.Join(cells, " | "))
 		}
