@@ -8,8 +8,10 @@
 // [LocalOptions.CertsDir] it serves HTTPS with the given certificate. With
 // [LocalOptions.Drives] > 1 it runs erasure-coded over that many folders of the data
 // directory; [Local.DriveOffline] and [Local.DriveOnline] take a drive away and put it back
-// with its data, each returning once the server has noticed, and [Local.Restart] kills the
-// server and starts it again on the same address, credentials and data.
+// with its data, each returning once the server has noticed, [Local.CorruptObjectMeta]
+// leaves a drive online with one key's metadata unreadable, and [Local.Restart] kills the
+// server and starts it again on the same address, credentials and data. [LocalOptions.Parity]
+// sets the parity of the standard storage class.
 //
 // Containers ([Container]): the same MinIO in a Docker container started with
 // testcontainers-go, its API published on the loopback interface of a local engine, with

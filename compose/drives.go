@@ -137,3 +137,23 @@ func (l *Local) Restart(ctx context.Context, down time.Duration) error {
 	}
 	return fmt.Errorf("compose: restart: %w", err)
 }
+
+// CorruptObjectMeta replaces the metadata file (xl.meta) of key in the server's bucket on
+// drive i (1-based) with bytes that do not parse, as bit rot or a torn write would leave it:
+// the drive stays online and takes writes, but cannot tell what the key holds. It returns the
+// function that puts the replaced file back.
+func (l *Local) CorruptObjectMeta(i int, key string) (restore func() error, err error) {
+	online, _, err := l.drivePath(i)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(online, l.Bucket, filepath.FromSlash(key), "xl.meta")
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("compose: metadata of %s on drive %d: %w", key, i, err)
+	}
+	if err := os.WriteFile(path, []byte("not an xl.meta: overwritten by the bench"), 0o644); err != nil {
+		return nil, fmt.Errorf("compose: corrupt the metadata of %s on drive %d: %w", key, i, err)
+	}
+	return func() error { return os.WriteFile(path, orig, 0o644) }, nil
+}

@@ -15,12 +15,19 @@ import (
 // startDrives starts an erasure-coded MinIO over n drives for one test.
 func startDrives(t *testing.T, n int) (*compose.Local, store.Store) {
 	t.Helper()
+	return startServer(t, compose.LocalOptions{Drives: n})
+}
+
+// startServer starts a MinIO with opts for one test and returns it with a client whose SDK
+// retries are off.
+func startServer(t *testing.T, opts compose.LocalOptions) (*compose.Local, store.Store) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a MinIO; skipped with -short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{Drives: n})
+	srv, err := compose.StartLocal(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +118,14 @@ func TestDriveOfflineBelowQuorumFailsClosed(t *testing.T) {
 }
 
 // TestReadQuorumLostConditionalWritesFailClosed builds the state of MinIO's read-quorum bug:
-// five drives (data 3, parity 2), a version v2 written while drives 4 and 5 were away, then
-// drives 1 and 2 away and 4 and 5 back. Three drives answer (the write quorum) but no version
-// is on three of them (the read quorum): the server cannot read the key, so a conditional
-// write must fail, never succeed. Tagged MinIO releases up to 2025-10-15 accept it.
+// five drives with parity 1, so an object's read quorum is its four data shards while a
+// version counts as the key's latest once three drives agree on it. The key's metadata is
+// made unreadable on drives 1 and 2, which stay online: the server finds the key on three
+// drives but cannot read it (a read-quorum error, not "no such key"), while all five drives
+// still take a write (the write quorum is four). Each conditional write is sent on that
+// state; none may succeed, since the server could not check its condition. MinIO releases
+// before 18f97e7 (every tag up to RELEASE.2025-10-15) let a conditional write go ahead when
+// the metadata read behind its condition failed with the read-quorum error.
 //
 // It is a known-bug reproduction (make known-bug-21603), run only with
 // FENCEBENCH_KNOWN_BUG=21603: see the README for what it shows on each MinIO version.
@@ -122,32 +133,58 @@ func TestReadQuorumLostConditionalWritesFailClosed(t *testing.T) {
 	if os.Getenv("FENCEBENCH_KNOWN_BUG") != "21603" {
 		t.Skip("a known-bug reproduction: run with FENCEBENCH_KNOWN_BUG=21603 (make known-bug-21603)")
 	}
-	srv, s := startDrives(t, 5)
+	srv, s := startServer(t, compose.LocalOptions{Drives: 5, Parity: 1})
 	ctx := context.Background()
 	stale, err := s.Put(ctx, "k", []byte("v1"))
 	must(t, err)
-	must(t, srv.DriveOffline(4))
-	must(t, srv.DriveOffline(5))
-	_, err = s.Put(ctx, "k", []byte("v2"))
+	current, err := s.Put(ctx, "k", []byte("v2"))
 	must(t, err)
-	must(t, srv.DriveOffline(1))
-	must(t, srv.DriveOffline(2))
-	must(t, srv.DriveOnline(4))
-	must(t, srv.DriveOnline(5))
-	for round := 0; round < 3; round++ {
-		for what, code := range conditionalWrites(ctx, s, "k", "", stale) {
-			if code == 200 {
-				t.Errorf("read quorum lost, round %d: %s succeeded over an acknowledged object: the store skipped the condition it could not check", round, what)
-			} else {
-				t.Logf("read quorum lost, round %d: %s answered %d", round, what, code)
+	var restore []func() error // puts back the metadata of v2 replaced first
+	unreadable := func() {
+		for _, d := range []int{1, 2} {
+			r, err := srv.CorruptObjectMeta(d, "k")
+			must(t, err)
+			if len(restore) < 2 {
+				restore = append(restore, r)
 			}
 		}
 	}
-	must(t, srv.DrivesOnline())
-	obj, err := s.Get(ctx, "k")
-	must(t, err)
-	if string(obj.Body) != "v2" {
-		t.Errorf("with every drive back the key holds %q, want v2", obj.Body)
+	unreadable()
+	if _, err := s.Get(ctx, "k"); status(err) < 500 {
+		t.Fatalf("metadata unreadable on drives 1 and 2: GET answered %d (%v), want a 5xx: the read quorum is not lost", status(err), err)
+	}
+	writes := []struct {
+		what string
+		put  func() error
+	}{
+		{"If-None-Match: *", func() error { _, err := s.PutIfAbsent(ctx, "k", []byte("create over it")); return err }},
+		{"If-Match: stale", func() error { _, err := s.PutIfMatch(ctx, "k", []byte("stale CAS"), stale); return err }},
+		{"If-Match: current", func() error { _, err := s.PutIfMatch(ctx, "k", []byte("current CAS"), current); return err }},
+	}
+	applied := false
+	for _, w := range writes {
+		unreadable() // a write that went through rewrote the metadata everywhere
+		if code := status(w.put()); code == 200 {
+			applied = true
+			t.Errorf("read quorum lost, write quorum held: %s succeeded on a key the server could not read: the store skipped the condition it could not check", w.what)
+		} else {
+			t.Logf("read quorum lost, write quorum held: %s answered %d", w.what, code)
+		}
+	}
+	if !applied { // the metadata of v2 is still the key's: putting it back makes v2 readable
+		for _, r := range restore {
+			must(t, r())
+		}
+		obj, err := s.Get(ctx, "k")
+		must(t, err)
+		if string(obj.Body) != "v2" {
+			t.Errorf("with the metadata put back the key holds %q, want v2", obj.Body)
+		}
+	}
+	// The same state takes a write without a condition: the write quorum held throughout.
+	unreadable()
+	if _, err := s.Put(ctx, "k", []byte("v3")); err != nil {
+		t.Fatalf("metadata unreadable on drives 1 and 2: a PUT without a condition failed (%v): the write quorum is lost", err)
 	}
 }
 

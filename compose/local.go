@@ -76,6 +76,11 @@ type LocalOptions struct {
 	// Drives is the number of drives (folders <data dir>/d1 ... dN) of an erasure-coded server;
 	// 0 or 1 means one folder, as a single-drive server.
 	Drives int
+	// Parity is the parity of an erasure-coded server's standard storage class
+	// (MINIO_STORAGE_CLASS_STANDARD=EC:<Parity>); 0 leaves MinIO's default (2 on four or five
+	// drives). A lower parity raises the read quorum of an object (its data shards) above the
+	// majority of the drives.
+	Parity int
 }
 
 // Local is a MinIO server running as a child process.
@@ -91,6 +96,7 @@ type Local struct {
 	logFile *os.File
 	drives  int
 	argv    []string // the server's command line, for a restart on the same port and data
+	env     []string // the server's settings beyond its credentials, kept for a restart
 	stop    sync.Once
 
 	mu      sync.Mutex // guards the current process: a restart replaces it
@@ -190,6 +196,14 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("compose: log file: %w", err)
 	}
 	l.drives = max(opts.Drives, 1)
+	if opts.Parity > 0 {
+		if l.drives < 2*opts.Parity {
+			l.logFile.Close()
+			os.RemoveAll(dataDir)
+			return nil, fmt.Errorf("compose: parity %d needs at least %d drives, the server has %d", opts.Parity, 2*opts.Parity, l.drives)
+		}
+		l.env = append(l.env, fmt.Sprintf("MINIO_STORAGE_CLASS_STANDARD=EC:%d", opts.Parity))
+	}
 	l.argv = l.command(bin, port, cport, opts.CertsDir)
 	if err := l.spawn(ctx); err != nil {
 		l.logFile.Close()
@@ -251,6 +265,7 @@ func (l *Local) spawn(ctx context.Context) error {
 		"MINIO_UPDATE=off",
 		"MINIO_CI_CD=1",
 	)
+	cmd.Env = append(cmd.Env, l.env...)
 	cmd.Stdout = l.logFile
 	cmd.Stderr = l.logFile
 	// Own process group so Stop can kill MinIO and anything it spawned; the parent-death

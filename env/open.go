@@ -47,6 +47,9 @@ type Options struct {
 	CAFile       string
 	Addressing   string
 	CreateBucket bool
+	// Server says what an external store runs (its software and release), as reports name
+	// it; "" means "S3-compatible store" ("AWS S3" for an AWS endpoint).
+	Server string
 
 	// Secret, when set, is told every credential the store is reached with, so that the
 	// caller can keep it out of everything it prints.
@@ -178,6 +181,9 @@ func openExternal(ctx context.Context, o Options, log *slog.Logger, op *Opened) 
 	server := "S3-compatible store"
 	if aws {
 		server = "AWS S3"
+	}
+	if o.Server != "" {
+		server = o.Server
 	}
 	e, err := NewExternal(cfg, server, op.Prefix)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,8 +29,11 @@ type StoreSpec struct {
 }
 
 // storeFields are the fields of a store entry, in the order the errors list them.
-var storeFields = []string{"name", "endpoint", "bucket", "region", "addressing", "ca_file",
+var storeFields = []string{"name", "server", "endpoint", "bucket", "region", "addressing", "ca_file",
 	"access_key_env", "secret_key_env", "create_bucket"}
+
+// maxServer bounds the length of a store's server description.
+const maxServer = 120
 
 var (
 	storeName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`)
@@ -48,7 +52,8 @@ func (p *storesParser) errf(n *yaml.Node, format string, a ...any) {
 }
 
 // LoadStores reads a stores file: a YAML list of stores, each a mapping of name, endpoint,
-// bucket, and optionally region, addressing (path, virtual or auto), ca_file (relative to the
+// bucket, and optionally server (what the store runs, as the reports name it: one line of at
+// most 120 characters), region, addressing (path, virtual or auto), ca_file (relative to the
 // file), create_bucket, and access_key_env and secret_key_env, the names of the environment
 // variables (looked up with getenv) that hold the credentials. Decoding is strict: an unknown
 // or repeated field, a missing one, a repeated name, a literal credential or an unset variable
@@ -106,6 +111,10 @@ func (p *storesParser) store(n *yaml.Node, dir string) (StoreSpec, bool) {
 		p.errf(f["name"], "name %q: want 1 to 64 of A-Z a-z 0-9 . _ -, not starting with a dot", s.Name)
 	}
 	o := &s.Options
+	o.Server = p.scalar(f, "server")
+	if len(o.Server) > maxServer || strings.ContainsFunc(o.Server, unicode.IsControl) {
+		p.errf(f["server"], "server: want one line of at most %d characters", maxServer)
+	}
 	o.Endpoint, o.Bucket = p.required(n, f, "endpoint"), p.required(n, f, "bucket")
 	o.Region, o.Addressing = p.scalar(f, "region"), p.scalar(f, "addressing")
 	if a := o.Addressing; a != "" && a != "path" && a != "virtual" && a != "auto" {

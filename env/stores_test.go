@@ -24,6 +24,7 @@ func writeStores(t *testing.T, text string) string {
 func TestLoadStores(t *testing.T) {
 	p := writeStores(t, `
 - name: minio-a
+  server: MinIO RELEASE.2025-07-23T15-54-02Z
   endpoint: http://127.0.0.1:9000
   bucket: b1
   access_key_env: A_KEY
@@ -43,10 +44,13 @@ func TestLoadStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != "minio-a" || got[1].Name != "gw.2" || got[1].Line != 7 {
+	if len(got) != 2 || got[0].Name != "minio-a" || got[1].Name != "gw.2" || got[1].Line != 8 {
 		t.Fatalf("got %+v", got)
 	}
 	a, b := got[0].Options, got[1].Options
+	if a.Server != "MinIO RELEASE.2025-07-23T15-54-02Z" || b.Server != "" {
+		t.Errorf("servers %q and %q, want the first named and the second left to the default", a.Server, b.Server)
+	}
 	if a.Stack != "external" || a.Endpoint != "http://127.0.0.1:9000" || a.Bucket != "b1" || a.AccessKey != "ak" || a.SecretKey != "secret-a-123456" {
 		t.Errorf("first store: %+v", a)
 	}
@@ -77,6 +81,12 @@ func TestLoadStoresErrors(t *testing.T) {
   name: ../x
   access_key_env: K
   secret_key_env: S
+- name: c
+  server: "two\nlines"
+  endpoint: http://h:1
+  bucket: b
+  access_key_env: K
+  secret_key_env: S
 `)
 	_, err := LoadStores(p, func(k string) string { return map[string]string{"K": "key", "S": "secret-123456"}[k] })
 	if !errors.Is(err, outcome.ErrBadInput) {
@@ -92,6 +102,7 @@ func TestLoadStoresErrors(t *testing.T) {
 		p + ":14: unknown field \"colour\"",
 		p + ":15: bucket: missing",
 		p + ":16: name \"../x\"",
+		p + ":20: server: want one line",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q", want)

@@ -16,7 +16,7 @@ import (
 // stores or the scenarios said is escaped.
 func TestComparison(t *testing.T) {
 	c := Comparison{Kind: "certify", ExitCode: 1, Stores: []ComparedStore{
-		{Name: "minio", Verdict: checker.Pass, Report: "minio/certify.html"},
+		{Name: "minio", Server: "MinIO RELEASE.2025-07-23T15-54-02Z", Verdict: checker.Pass, Report: "minio/certify.html"},
 		{Name: "<b>gw</b>", Verdict: checker.Fail, Summary: `NOT CERTIFIED <script>alert(1)</script>`}}}
 	c.Set("A1 (minio-go)", "create refused", 0, ComparedCell{Verdict: checker.Pass, Label: "pass"})
 	c.Set("A1 (minio-go)", "create refused", 1, ComparedCell{Verdict: checker.Pass, Label: "pass"})
@@ -53,6 +53,9 @@ func TestComparison(t *testing.T) {
 	}
 	if n := strings.Count(page, `class="differs"`); n != 3 {
 		t.Errorf("%d highlighted rows, want 3", n)
+	}
+	if n := strings.Count(page, "MinIO RELEASE.2025-07-23T15-54-02Z"); n != 2 {
+		t.Errorf("the store's server is named %d times, want 2 (its row and its column)", n)
 	}
 	if !strings.Contains(page, `href="minio/certify.html"`) {
 		t.Errorf("the store's report is not linked")

@@ -11,20 +11,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/reports"
 )
 
-// TestCompareStoresVersitygw certifies, from one stores file, the pinned MinIO, versitygw's
-// posix backend (the binary in $FENCEBENCH_VERSITYGW_BIN, over a fresh folder, on a free port,
-// with generated credentials) and a check-then-act front over the MinIO, with
-// $FENCEBENCH_COMPARE_ROUNDS rounds (default 3), into $FENCEBENCH_COMPARE_OUT (default a
-// temporary folder). `make compare-stores` builds versitygw and runs it; without the binary
-// it is skipped. It requires the MinIO certified and the front refused; what versitygw shows
-// is the comparison's to say.
+// TestCompareStoresVersitygw certifies, from one stores file, the pinned MinIO, another MinIO
+// release (the binary in $FENCEBENCH_OTHER_MINIO_BIN, named by $FENCEBENCH_OTHER_MINIO_SERVER;
+// left out when unset), versitygw's posix backend (the binary in $FENCEBENCH_VERSITYGW_BIN,
+// over a fresh folder, on a free port, with generated credentials) and a check-then-act front
+// over the pinned MinIO, with $FENCEBENCH_COMPARE_ROUNDS rounds (default 3), into
+// $FENCEBENCH_COMPARE_OUT (default a temporary folder). `make compare-stores` builds the
+// binaries and runs it; without versitygw it is skipped. It requires the pinned MinIO
+// certified, the front refused, the other release refused by the probe named in
+// $FENCEBENCH_OTHER_MINIO_FAILS when that is set, and every store's column to name its
+// server; what versitygw shows is the comparison's to say.
 func TestCompareStoresVersitygw(t *testing.T) {
 	bin := os.Getenv("FENCEBENCH_VERSITYGW_BIN")
 	if bin == "" {
@@ -37,9 +44,19 @@ func TestCompareStoresVersitygw(t *testing.T) {
 	t.Setenv("MINIO_SECRET", pinned.SecretKey)
 	t.Setenv("VGW_KEY", gw.access)
 	t.Setenv("VGW_SECRET", gw.secret)
-	file := writeStoresFile(t, [4]string{"pinned-minio", pinned.Endpoint, pinned.Bucket, "MINIO"},
-		[4]string{"versitygw-posix", gw.endpoint, "fencebench", "VGW"},
-		[4]string{"check-then-act-front", front.Endpoint, pinned.Bucket, "MINIO"})
+	pinnedServer := "MinIO " + strings.TrimPrefix(compose.MinIOPin, "github.com/minio/minio@") + " (pinned)"
+	entries := []storeEntry{{"pinned-minio", pinnedServer, pinned.Endpoint, pinned.Bucket, "MINIO"}}
+	secrets := []string{pinned.SecretKey, gw.secret}
+	other := otherMinIO(t)
+	if other != nil {
+		t.Setenv("OLD_KEY", other.AccessKey)
+		t.Setenv("OLD_SECRET", other.SecretKey)
+		entries = append(entries, storeEntry{"other-minio", os.Getenv("FENCEBENCH_OTHER_MINIO_SERVER"), other.Endpoint, other.Bucket, "OLD"})
+		secrets = append(secrets, other.SecretKey)
+	}
+	entries = append(entries, storeEntry{"versitygw-posix", "versitygw v1.8.0, posix backend", gw.endpoint, "fencebench", "VGW"},
+		storeEntry{"check-then-act-front", "check-then-act front over the pinned MinIO", front.Endpoint, pinned.Bucket, "MINIO"})
+	file := writeStores(t, entries...)
 	out := os.Getenv("FENCEBENCH_COMPARE_OUT")
 	if out == "" {
 		out = t.TempDir()
@@ -55,21 +72,76 @@ func TestCompareStoresVersitygw(t *testing.T) {
 		t.Fatalf("no comparison written")
 	}
 	cmp := readComparison(t, dirs[len(dirs)-1])
-	for _, s := range cmp.Stores {
-		t.Logf("%s: exit %d: %s", s.Name, s.ExitCode, s.Summary)
+	checkCompared(t, cmp, entries)
+	noSecrets(t, out, stdout+stderr, secrets...)
+}
+
+// checkCompared checks the comparison's stores against the entries of the stores file: each
+// column names its server, the pinned MinIO is certified, the front is refused, and the other
+// MinIO release fails the probe $FENCEBENCH_OTHER_MINIO_FAILS (when set).
+func checkCompared(t *testing.T, cmp reports.Comparison, entries []storeEntry) {
+	t.Helper()
+	if len(cmp.Stores) != len(entries) {
+		t.Fatalf("%d stores compared, want %d", len(cmp.Stores), len(entries))
+	}
+	for i, s := range cmp.Stores {
+		t.Logf("%s (%s): exit %d: %s", s.Name, s.Server, s.ExitCode, s.Summary)
+		if s.Server != entries[i].server {
+			t.Errorf("%s: server %q, want %q from the stores file", s.Name, s.Server, entries[i].server)
+		}
 		switch {
 		case s.Name == "pinned-minio" && s.ExitCode != outcome.ExitPass:
 			t.Errorf("the pinned MinIO was not certified")
 		case s.Name == "check-then-act-front" && s.ExitCode != outcome.ExitFail:
 			t.Errorf("the check-then-act front was not refused")
+		case s.Name == "other-minio" && os.Getenv("FENCEBENCH_OTHER_MINIO_FAILS") != "":
+			probe := os.Getenv("FENCEBENCH_OTHER_MINIO_FAILS")
+			if s.ExitCode != outcome.ExitFail || !failsProbe(cmp, i, probe) {
+				t.Errorf("%s: exit %d, want %d with %s failed", s.Server, s.ExitCode, outcome.ExitFail, probe)
+			}
 		}
 	}
 	for _, r := range cmp.Rows {
 		if r.Differs {
-			t.Logf("differs: %-18s %v", r.ID, r.Cells)
+			var cells []string
+			for _, c := range r.Cells {
+				cells = append(cells, strings.TrimSpace(c.Label+" "+c.Detail))
+			}
+			t.Logf("differs: %-18s %s", r.ID, strings.Join(cells, " | "))
 		}
 	}
-	noSecrets(t, out, stdout+stderr, pinned.SecretKey, gw.secret)
+}
+
+// failsProbe says whether store i failed probe id with some client.
+func failsProbe(cmp reports.Comparison, i int, id string) bool {
+	for _, r := range cmp.Rows {
+		if strings.HasPrefix(r.ID, id+" (") && r.Cells[i].Verdict == checker.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// otherMinIO starts the MinIO release in $FENCEBENCH_OTHER_MINIO_BIN on one folder, or
+// returns nil when it is unset.
+func otherMinIO(t *testing.T) *compose.Local {
+	t.Helper()
+	bin := os.Getenv("FENCEBENCH_OTHER_MINIO_BIN")
+	if bin == "" {
+		t.Log("FENCEBENCH_OTHER_MINIO_BIN not set: no second MinIO release in the comparison")
+		return nil
+	}
+	if os.Getenv("FENCEBENCH_OTHER_MINIO_SERVER") == "" {
+		t.Fatal("FENCEBENCH_OTHER_MINIO_BIN is set without FENCEBENCH_OTHER_MINIO_SERVER, the release it is")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv
 }
 
 type versitygw struct{ endpoint, access, secret string }

@@ -23,8 +23,8 @@ import (
 )
 
 // storesUsage is the usage of the --stores flag of certify and run.
-const storesUsage = "YAML `file` of external stores to put through the same command one after another (name, endpoint,\n" +
-	"bucket, region, addressing, ca_file, create_bucket, and access_key_env / secret_key_env naming the environment\n" +
+const storesUsage = "YAML `file` of external stores to put through the same command one after another (name, server,\n" +
+	"endpoint, bucket, region, addressing, ca_file, create_bucket, and access_key_env / secret_key_env naming the environment\n" +
 	"variables that hold the credentials); each store's report goes to <out>/<run-id>/<name>/, and\n" +
 	"<out>/<run-id>/compare.html and compare.json compare them; the exit code is the worst of the stores"
 
@@ -102,7 +102,7 @@ func (s *storesRun) each(ctx context.Context, do func(ctx context.Context, i int
 		var why bytes.Buffer
 		sctx, sink, st, code := sf.openIn(ctx, s.cmd, s.runID, s.sub(i), s.log, s.red, io.MultiWriter(s.stderr, &why))
 		cs := &s.cmp.Stores[i]
-		cs.Endpoint, cs.Bucket, cs.Prefix = spec.Options.Endpoint, spec.Options.Bucket, sf.Prefix
+		cs.Server, cs.Endpoint, cs.Bucket, cs.Prefix = spec.Options.Server, spec.Options.Endpoint, spec.Options.Bucket, sf.Prefix
 		if st == nil {
 			cs.Verdict, cs.ExitCode, cs.Summary = checker.Error, code, strings.TrimSpace(why.String())
 			continue

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,28 @@ import (
 // are in $<KEY>_KEY and $<KEY>_SECRET.
 func writeStoresFile(t *testing.T, entries ...[4]string) string {
 	t.Helper()
+	var es []storeEntry
+	for _, e := range entries {
+		es = append(es, storeEntry{name: e[0], endpoint: e[1], bucket: e[2], env: e[3]})
+	}
+	return writeStores(t, es...)
+}
+
+// storeEntry is one store of a stores file; env is the prefix of the variables holding its
+// credentials (<env>_KEY, <env>_SECRET), server is left out when empty.
+type storeEntry struct{ name, server, endpoint, bucket, env string }
+
+// writeStores writes a stores file of entries.
+func writeStores(t *testing.T, entries ...storeEntry) string {
+	t.Helper()
 	var b strings.Builder
 	for _, e := range entries {
-		b.WriteString("- name: " + e[0] + "\n  endpoint: " + e[1] + "\n  bucket: " + e[2] +
-			"\n  access_key_env: " + e[3] + "_KEY\n  secret_key_env: " + e[3] + "_SECRET\n")
+		b.WriteString("- name: " + e.name + "\n")
+		if e.server != "" {
+			b.WriteString("  server: " + strconv.Quote(e.server) + "\n")
+		}
+		b.WriteString("  endpoint: " + e.endpoint + "\n  bucket: " + e.bucket +
+			"\n  access_key_env: " + e.env + "_KEY\n  secret_key_env: " + e.env + "_SECRET\n")
 	}
 	p := filepath.Join(t.TempDir(), "stores.yaml")
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
