@@ -100,11 +100,11 @@ $(KNOWN_BUGS)/%/minio:
 # read-quorum test (a conditional write succeeds where it cannot be checked); the pinned one
 # must pass it.
 known-bug-21603: minio $(KNOWN_BUGS)/21603/minio
-	@out=$$(FENCEBENCH_KNOWN_BUG=21603 FENCEBENCH_MINIO_BIN=$(KNOWN_BUGS)/21603/minio $(GO) test -count=1 -v \
+	@out=$$(FENCEBENCH_MINIO_BIN=$(KNOWN_BUGS)/21603/minio $(GO) test -count=1 -v \
 	  -run 'TestReadQuorumLostConditionalWritesFailClosed' ./compose/ 2>&1); echo "$$out" | grep -E '^\s+drives_test|^(--- |ok|FAIL)'; \
 	  echo "$$out" | grep -q 'skipped the condition it could not check' || { echo "known-bug-21603: the affected release was NOT caught"; exit 1; }; \
 	  echo "known-bug-21603: the affected release was caught"
-	FENCEBENCH_KNOWN_BUG=21603 FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) test -count=1 -v \
+	FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) test -count=1 -v \
 	  -run 'TestReadQuorumLostConditionalWritesFailClosed' ./compose/
 
 # If-Match on a missing key creates the object: the run's pre-flight (A5) must refuse the
