@@ -29,6 +29,9 @@ var builders = map[string]func(g *gen, room int) ([]scenarios.Step, bool){
 
 // drawStep draws one kind from the swarm's weights and adds its steps, if it has any.
 func (g *gen) drawStep(room int) {
+	if len(g.weights) == 0 {
+		return // a shape took the only kinds the seed enabled
+	}
 	kind := g.pick(g.weights)
 	if steps, ok := builders[kind](g, room); ok {
 		g.steps = append(g.steps, steps...)
