@@ -45,9 +45,9 @@ type runner struct {
 	dir  string
 	log  *slog.Logger
 	ca   *faults.CA // signs the fault paths' certificates when the store speaks HTTPS
-	// storeDown says why the store is unreachable, "" while it answers; once set, no
-	// further cell starts.
-	storeDown string
+	// down says why the store is unreachable, "" while it answers; once set, no further
+	// cell starts. Cells running side by side share it.
+	down *downState
 	// ephemeral cells are judged and not persisted (an exploration's schedules).
 	ephemeral bool
 }
@@ -78,8 +78,8 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
 	if rr, stop := r.forStore(ctx, c.Scenario); rr != r {
 		defer stop()
 		res = rr.cell(ctx, c)
-		if rr.env.(*storeEnv).shared && rr.storeDown != "" {
-			r.storeDown = rr.storeDown
+		if rr.env.(*storeEnv).shared && rr.down.get() != "" {
+			r.down.set(rr.down.get())
 		}
 		return res
 	}
@@ -109,7 +109,7 @@ func (r *runner) cell(ctx context.Context, c Cell) (res *outcome.CellResult) {
 	err := cr.run(cctx)
 	// An unreachable store wins over whatever the cell concluded: what it saw proves nothing.
 	if down := stopWatch(); down != nil {
-		r.storeDown = down.Error()
+		r.down.set(down.Error())
 		err = down
 	}
 	if err != nil {
@@ -444,25 +444,6 @@ func (cr *cellRun) expect() checker.Expect {
 	e.Violated = sc.Expect.Violated
 	e.Fenced = sc.Expect.Fenced
 	return e
-}
-
-// missed says why an event-triggered step never ran: its writer never reached the event it
-// waited for (the race went the other way). "" for a step whose event came, or a timed one.
-func (cr *cellRun) missed(st scenarios.Step) string {
-	if st.Trigger != scenarios.TriggerAfter || st.After == nil {
-		return ""
-	}
-	cr.mu.Lock()
-	came := cr.arrived[st.Index]
-	cr.mu.Unlock()
-	if came {
-		return ""
-	}
-	a := st.After
-	if a.Count > 1 {
-		return fmt.Sprintf("%s never reached its %s event #%d", a.Writer, a.Event, a.Count)
-	}
-	return fmt.Sprintf("%s never reached its %s event", a.Writer, a.Event)
 }
 
 func finalState(a writers.AuditResult) checker.Final {

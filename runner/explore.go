@@ -332,7 +332,7 @@ func (e *exploration) run(ctx context.Context, stack env.Env, sc *scenarios.Scen
 	if s, ok := stack.(*env.Sim); ok {
 		stack, prefix = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}, "x/"
 	}
-	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: e.o.Variant}, env: stack,
+	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: e.o.Variant}, env: stack, down: &downState{},
 		dir: filepath.Join(e.dir, "scratch"), log: slog.New(slog.DiscardHandler), ephemeral: true}
 	return r.cell(ctx, Cell{Scenario: sc, Variant: e.o.Variant, Seed: seed})
 }

@@ -75,7 +75,7 @@ func (e *exploration) keep(n int, f found) string {
 	id := fmt.Sprintf("found-%d", n)
 	dir := filepath.Join(e.dir, id)
 	c := Cell{Scenario: f.sc, Variant: e.o.Variant, Seed: f.seed}
-	r := &runner{opts: Options{RunID: id}, env: e.o.Env, dir: dir, log: e.log}
+	r := &runner{opts: Options{RunID: id}, env: e.o.Env, dir: dir, log: e.log, down: &downState{}}
 	f.res.Dir = filepath.Join(dir, c.ID())
 	sum := &outcome.Summary{RunID: id, Dir: dir, Started: f.res.Started, Duration: f.res.Duration, Store: e.o.Env.Info(),
 		Command: e.o.Command, Preflight: &outcome.Preflight{}, Cells: []*outcome.CellResult{f.res}}

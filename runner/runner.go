@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
@@ -37,6 +38,9 @@ type Options struct {
 	Client string
 	// Matrix adds, per scenario, a cell for every variant it declares it kills.
 	Matrix bool
+	// Jobs is how many cells run side by side (0 or 1: one at a time). A cell whose
+	// scenario acts on the store itself always runs alone.
+	Jobs int
 	// Env is the store; nil starts an embedded MinIO for the run and stops it afterwards.
 	Env env.Env
 	// Logger receives structured progress records; nil discards them.
@@ -140,7 +144,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 	}
 	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
 		Command: opts.Command, Version: opts.BenchVersion, NotApplicable: notHere, Shard: shard}
-	r := &runner{opts: opts, env: e, dir: dir, log: log}
+	r := &runner{opts: opts, env: e, dir: dir, log: log, down: &downState{}}
 	if env.UpstreamTLS(e.Config()) != nil {
 		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists
 		// only in this process, for this run.
@@ -165,57 +169,101 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 	return sum, nil
 }
 
-// cells runs the cells in order into sum. A cell that cannot start (the run was interrupted,
-// the store became unreachable) is recorded as an error without running.
+// cells runs the cells into sum, in plan order. With Options.Jobs above 1, that many cells
+// run side by side (each has its own prefix and fault paths; the store is shared); a cell
+// whose scenario acts on the store itself (its drives, its process) runs alone, after the
+// others. A cell that cannot start (the run was interrupted, the store became unreachable) is
+// recorded as an error without running.
 func (r *runner) cells(ctx context.Context, cells []Cell, sum *outcome.Summary) {
-	opts, log := r.opts, r.log
+	results := make([]*outcome.CellResult, len(cells))
+	p := &progress{fn: r.opts.Progress, total: len(cells)}
+	jobs := max(r.opts.Jobs, 1)
+	var alone []int
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
 	for i, c := range cells {
-		if r.storeDown == "" && ctx.Err() == nil {
-			pctx, cancel := context.WithTimeout(ctx, env.ProbeBudget)
-			if err := r.checkStore(pctx); err != nil && ctx.Err() == nil {
-				r.storeDown = err.Error()
-				log.Error("the store is unreachable; stopping the run", "err", err, "log", r.env.LogPath())
-			}
-			cancel()
-		}
-		notRun := ""
-		switch {
-		case ctx.Err() != nil:
-			notRun = "run interrupted before this cell started"
-		case r.storeDown != "":
-			notRun = "not run: " + r.storeDown
-		case sum.Preflight.Error != "":
-			notRun = "not run: the pre-flight could not judge the store: " + sum.Preflight.Error
-		}
-		if notRun != "" {
-			res := &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
-				Verdict: checker.Error, Error: notRun}
-			sum.Cells = append(sum.Cells, res)
+		if jobs == 1 {
+			results[i] = r.runOne(ctx, c, sum.Preflight, p)
 			continue
 		}
-		if res := r.refuse(c, sum.Preflight); res != nil {
-			sum.Cells = append(sum.Cells, res)
-			log.Info("cell refused: the store is unsafe", "cell", c.ID(), "probe", res.StoreUnsafe.Probe)
-			if opts.Progress != nil {
-				opts.Progress(i+1, len(cells), c.ID(), res.Verdict)
-			}
+		if actsOnStore(c.Scenario) {
+			alone = append(alone, i)
 			continue
 		}
-		if opts.Progress != nil {
-			opts.Progress(i, len(cells), c.ID(), "")
-		}
-		log.Info("cell start", "cell", c.ID(), "seed", c.Seed, "variant", c.Variant)
-		res := r.cell(ctx, c)
-		if ctx.Err() != nil && res.Verdict != checker.Error {
-			// A cell cut short proves nothing either way.
-			res.Verdict, res.Error = checker.Error, "run interrupted: "+context.Cause(ctx).Error()
-		}
-		sum.Cells = append(sum.Cells, res)
-		log.Info("cell done", "cell", c.ID(), "verdict", res.Verdict, "acked", res.Result.Acked, "took", res.Duration.Round(time.Millisecond))
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(cells), c.ID(), res.Verdict)
-		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = r.runOne(ctx, c, sum.Preflight, p)
+		}()
 	}
+	wg.Wait()
+	for _, i := range alone {
+		results[i] = r.runOne(ctx, cells[i], sum.Preflight, p)
+	}
+	sum.Cells = append(sum.Cells, results...)
+}
+
+// progress reports cells starting and finishing, one call at a time.
+type progress struct {
+	mu    sync.Mutex
+	fn    func(done, total int, cell string, verdict checker.Verdict)
+	total int
+	done  int
+}
+
+func (p *progress) report(cell string, v checker.Verdict) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v != "" {
+		p.done++
+	}
+	p.fn(p.done, p.total, cell, v)
+}
+
+// runOne runs cell c, or records why it could not start.
+func (r *runner) runOne(ctx context.Context, c Cell, pf *outcome.Preflight, p *progress) *outcome.CellResult {
+	log := r.log
+	if r.down.get() == "" && ctx.Err() == nil {
+		pctx, cancel := context.WithTimeout(ctx, env.ProbeBudget)
+		if err := r.checkStore(pctx); err != nil && ctx.Err() == nil {
+			r.down.set(err.Error())
+			log.Error("the store is unreachable; stopping the run", "err", err, "log", r.env.LogPath())
+		}
+		cancel()
+	}
+	notRun := ""
+	switch {
+	case ctx.Err() != nil:
+		notRun = "run interrupted before this cell started"
+	case r.down.get() != "":
+		notRun = "not run: " + r.down.get()
+	case pf.Error != "":
+		notRun = "not run: the pre-flight could not judge the store: " + pf.Error
+	}
+	if notRun != "" {
+		return &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Variant: c.Variant, Seed: c.Seed,
+			Verdict: checker.Error, Error: notRun}
+	}
+	if res := r.refuse(c, pf); res != nil {
+		log.Info("cell refused: the store is unsafe", "cell", c.ID(), "probe", res.StoreUnsafe.Probe)
+		p.report(c.ID(), res.Verdict)
+		return res
+	}
+	p.report(c.ID(), "")
+	log.Info("cell start", "cell", c.ID(), "seed", c.Seed, "variant", c.Variant)
+	res := r.cell(ctx, c)
+	if ctx.Err() != nil && res.Verdict != checker.Error {
+		// A cell cut short proves nothing either way.
+		res.Verdict, res.Error = checker.Error, "run interrupted: "+context.Cause(ctx).Error()
+	}
+	log.Info("cell done", "cell", c.ID(), "verdict", res.Verdict, "acked", res.Result.Acked, "took", res.Duration.Round(time.Millisecond))
+	p.report(c.ID(), res.Verdict)
+	return res
 }
 
 // release deletes the run's objects and its claim on the prefix, whatever ended the run.

@@ -242,3 +242,22 @@ func (cr *cellRun) healAll() {
 
 // record is where the fault sets of the cell record: its history.
 func (cr *cellRun) record(e history.Event) { cr.rec.Record(e) }
+
+// missed says why an event-triggered step never ran: its writer never reached the event it
+// waited for (the race went the other way). "" for a step whose event came, or a timed one.
+func (cr *cellRun) missed(st scenarios.Step) string {
+	if st.Trigger != scenarios.TriggerAfter || st.After == nil {
+		return ""
+	}
+	cr.mu.Lock()
+	came := cr.arrived[st.Index]
+	cr.mu.Unlock()
+	if came {
+		return ""
+	}
+	a := st.After
+	if a.Count > 1 {
+		return fmt.Sprintf("%s never reached its %s event #%d", a.Writer, a.Event, a.Count)
+	}
+	return fmt.Sprintf("%s never reached its %s event", a.Writer, a.Event)
+}

@@ -78,6 +78,7 @@ func (r *runner) forStore(ctx context.Context, sc *scenarios.Scenario) (*runner,
 	}
 	own := env.Local{Local: srv}
 	se.Env, se.faults, se.shared = own, own, false
+	rr.down = &downState{} // its own store: its own health
 	r.log.Info("cell store started", "scenario", sc.Name, "endpoint", srv.Endpoint, "drives", srv.Drives())
 	return &rr, srv.Stop
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/fencebench/fencebench/env"
@@ -77,4 +78,28 @@ func (r *runner) watchStore(ctx context.Context) (context.Context, func() error)
 		defer cancelFinal()
 		return r.checkStore(fctx)
 	}
+}
+
+// downState is why a store stopped answering, shared by the cells that use it.
+type downState struct {
+	mu  sync.Mutex
+	why string
+}
+
+func (d *downState) get() string {
+	if d == nil {
+		return ""
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.why
+}
+
+func (d *downState) set(why string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.why = why
+	d.mu.Unlock()
 }

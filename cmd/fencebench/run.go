@@ -38,6 +38,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		}
 		return outcome.ExitBadInput
 	}
+	if *f.jobs < 1 || *f.jobs > 64 {
+		fmt.Fprintf(stderr, "fencebench run: --jobs %d: want 1..64\n", *f.jobs)
+		return outcome.ExitBadInput
+	}
 	if msg := checkRunFlags(*client, *variant, *matrix); msg != "" {
 		fmt.Fprintf(stderr, "fencebench run: %s\n", msg)
 		return outcome.ExitBadInput
@@ -66,7 +70,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		if s == nil {
 			return code
 		}
-		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Shard: shard, Logger: logger,
+		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Jobs: *f.jobs, Shard: shard, Logger: logger,
 			Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version})
 	}
 	dir := filepath.Join(*out, *runID)
@@ -76,7 +80,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	}
 	defer func() { beforeCleanup(); st.Stop() }()
 	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
-		Matrix: *matrix, Shard: shard, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
+		Matrix: *matrix, Jobs: *f.jobs, Shard: shard, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
 		Env: st.Env, Prefix: st.Prefix, Cleanup: st.Cleanup}
 	if tty {
 		opts.Progress = progressBar(stderr)
@@ -101,6 +105,7 @@ type runFlags struct {
 	seed                                       *uint64
 	out, variant, client, runID, stores, shard *string
 	matrix, verbose                            *bool
+	jobs                                       *int
 	stack                                      *stackFlags
 }
 
@@ -114,6 +119,7 @@ func runFlagSet(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	f.variant = fs.String("variant", "", "run every scenario with this protocol variant")
 	f.client = fs.String("client", "", "store client: minio-go or aws-sdk (default: the scenario's, else minio-go)")
 	f.matrix = fs.Bool("matrix", false, "also run every variant each scenario declares it kills")
+	f.jobs = fs.Int("jobs", 2, "cells run side by side (each with its own prefix and fault paths; a scenario acting on\nthe store itself runs alone); 1 runs them one at a time")
 	f.runID = fs.String("run-id", "", "name of the run's folder, one component of A-Z a-z 0-9 . _ -\n(default: the start time and a random suffix)")
 	f.verbose = fs.Bool("v", false, "debug logs")
 	f.stores = fs.String("stores", "", storesUsage)

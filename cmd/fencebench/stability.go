@@ -35,6 +35,7 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	seed := fs.Uint64("seed", 0, "seed of round 1 (round r uses seed+r-1; 0: drawn per round and printed)")
 	out := fs.String("out", "results", "results folder: the stability run writes <out>/<run-id>/, one run folder per round and client inside")
 	runID := fs.String("run-id", "", "name of the stability run's folder (default: stability-<start time>-<random>)")
+	jobs := fs.Int("jobs", 2, "cells run side by side in each round, as for run")
 	verbose := fs.Bool("v", false, "debug logs")
 	sf := &stackFlags{}
 	sf.register(fs)
@@ -48,6 +49,9 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	cl, msg := stabilityClients(*clients)
 	if msg == "" && (*rounds < 1 || *rounds > 100) {
 		msg = fmt.Sprintf("--rounds %d: want 1..100", *rounds)
+	}
+	if msg == "" && (*jobs < 1 || *jobs > 64) {
+		msg = fmt.Sprintf("--jobs %d: want 1..64", *jobs)
 	}
 	if msg != "" {
 		fmt.Fprintf(stderr, "fencebench stability: %s\n", msg)
@@ -87,7 +91,7 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, c := range cl {
 			id := fmt.Sprintf("r%02d-%s", r, c)
 			fmt.Fprintf(stderr, "round %d/%d, %s, seed %d\n", r, *rounds, c, s)
-			sum, err := runner.Run(ctx, scs, runner.Options{Out: dir, RunID: id, Seed: s, Client: c, Matrix: true,
+			sum, err := runner.Run(ctx, scs, runner.Options{Out: dir, RunID: id, Seed: s, Client: c, Matrix: true, Jobs: *jobs,
 				Logger: logger, Command: rep.Command, BenchVersion: version, Env: st.Env,
 				Prefix: path.Join(st.Prefix, id) + "/", Cleanup: st.Cleanup})
 			rep.AddRun(r, c, id, s, sum, err)
