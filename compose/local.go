@@ -101,8 +101,8 @@ type Local struct {
 	logFile *os.File
 	drives  int
 	slow    *slowDrives // the FUSE drives, with SlowableDrives
-	argv    []string // the server's command line, for a restart on the same port and data
-	env     []string // the server's settings beyond its credentials, kept for a restart
+	argv    []string    // the server's command line, for a restart on the same port and data
+	env     []string    // the server's settings beyond its credentials, kept for a restart
 	stop    sync.Once
 
 	mu      sync.Mutex // guards the current process: a restart replaces it
