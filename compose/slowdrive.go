@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -101,10 +102,24 @@ func mountSlowDrive(mnt, back string) (*slowDrive, error) {
 	// behind the mount (a drive taken offline, a corrupted xl.meta).
 	zero := time.Duration(0)
 	opts := &fs.Options{EntryTimeout: &zero, AttrTimeout: &zero, NegativeTimeout: &zero}
+	asRoot := os.Geteuid() == 0
 	opts.MountOptions = fuse.MountOptions{FsName: "fencebench-drive", Name: "fencebench",
-		DirectMount: true, Logger: nopLogger()}
+		DirectMountStrict: asRoot, Logger: nopLogger()}
 	raw := slowFS{RawFileSystem: fs.NewNodeFS(root, opts), delay: &d.delay}
-	srv, err := fuse.NewServer(raw, mnt, &opts.MountOptions)
+	var srv *fuse.Server
+	if asRoot {
+		// A direct mount opens /dev/fuse without close-on-exec: a server started afterwards
+		// would hold the connection, so that when this process dies the kernel does not end
+		// it and the server hangs, unkillable, on a request to its own drive. No process
+		// starts while the fork lock is held; the descriptor is marked before it is let go.
+		// (Through fusermount, go-fuse marks it itself.)
+		syscall.ForkLock.Lock()
+		srv, err = fuse.NewServer(raw, mnt, &opts.MountOptions)
+		closeFUSEOnExec()
+		syscall.ForkLock.Unlock()
+	} else {
+		srv, err = fuse.NewServer(raw, mnt, &opts.MountOptions)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("compose: mount a FUSE drive at %s: %w", mnt, err)
 	}
@@ -115,6 +130,18 @@ func mountSlowDrive(mnt, back string) (*slowDrive, error) {
 	}
 	d.server = srv
 	return d, nil
+}
+
+// closeFUSEOnExec marks every descriptor of /dev/fuse this process holds close-on-exec.
+func closeFUSEOnExec() {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, f := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + f.Name()); err == nil && target == "/dev/fuse" {
+			if fd, err := strconv.Atoi(f.Name()); err == nil {
+				syscall.CloseOnExec(fd)
+			}
+		}
+	}
 }
 
 // unmount takes the drive's mount away: at once when nothing holds it, else lazily (the

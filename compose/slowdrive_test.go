@@ -39,6 +39,28 @@ func mounted(t *testing.T, dir string) []string {
 	return out
 }
 
+// serversHoldingFUSE lists the processes whose command line names dir and that hold a
+// descriptor of /dev/fuse.
+func serversHoldingFUSE(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		fds, _ := os.ReadDir(p + "/fd")
+		for _, f := range fds {
+			if target, _ := os.Readlink(p + "/fd/" + f.Name()); target == "/dev/fuse" {
+				out = append(out, p+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // timedPut is how long an unconditional PUT of value to key takes.
 func timedPut(t *testing.T, s store.Store, key, value string) (string, time.Duration) {
 	t.Helper()
@@ -59,6 +81,10 @@ func TestSlowDrive(t *testing.T) {
 	dir := srv.DataDir()
 	if !srv.Slowable() || len(mounted(t, dir)) != 4 {
 		t.Fatalf("slowable %v, mounts under the data folder %v; want 4 FUSE drives", srv.Slowable(), mounted(t, dir))
+	}
+	// A server holding the FUSE connection would hang on its own drive should the bench die.
+	if held := serversHoldingFUSE(t, dir); len(held) != 0 {
+		t.Errorf("the server inherited /dev/fuse: %v", held)
 	}
 	stale, fast := timedPut(t, s, "k", "v1")
 	must(t, srv.DriveSlow(2, delay))
@@ -160,6 +186,12 @@ func TestSlowDrivesUnmountedWhenTheProcessDies(t *testing.T) {
 	}
 	if m := mounted(t, dir); len(m) != 0 {
 		t.Fatalf("mounts left 10s after the process died: %v", m)
+	}
+	for len(serversHoldingFUSE(t, dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if held := serversHoldingFUSE(t, dir); len(held) != 0 {
+		t.Fatalf("processes still holding /dev/fuse after the bench died: %v", held)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "backing", "d1")); err != nil {
 		t.Errorf("the backing folder: %v", err)
