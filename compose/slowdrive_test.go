@@ -209,3 +209,25 @@ func mountAndWait(t *testing.T) {
 	time.Sleep(time.Minute)
 	t.Fatal("not killed within a minute")
 }
+
+// TestSlowDrivesGoOffline: on FUSE drives, a drive taken offline (its backing folder moved
+// away under the mount) is gone for the server as a plain folder would be: with two of four
+// away every write fails with a 5xx, and with them back the data is there.
+func TestSlowDrivesGoOffline(t *testing.T) {
+	needFUSE(t)
+	srv, s := startServer(t, compose.LocalOptions{Drives: 4, SlowableDrives: true})
+	ctx := context.Background()
+	etag, err := s.Put(ctx, "k", []byte("v1"))
+	must(t, err)
+	must(t, srv.DriveOffline(1))
+	must(t, srv.DriveOffline(2))
+	if _, err := s.Put(ctx, "k", []byte("v2")); status(err) < 500 {
+		t.Errorf("PUT with two of four FUSE drives offline: %d (%v), want a 5xx", status(err), err)
+	}
+	must(t, srv.DrivesOnline())
+	obj, err := s.Get(ctx, "k")
+	must(t, err)
+	if string(obj.Body) != "v1" || obj.ETag != etag {
+		t.Errorf("after the drives came back: %q (ETag %s), want v1 (ETag %s)", obj.Body, obj.ETag, etag)
+	}
+}
