@@ -11,7 +11,12 @@
 // with its data, each returning once the server has noticed, [Local.CorruptObjectMeta]
 // leaves a drive online with one key's metadata unreadable, and [Local.Restart] kills the
 // server and starts it again on the same address, credentials and data. [LocalOptions.Parity]
-// sets the parity of the standard storage class.
+// sets the parity of the standard storage class. With [LocalOptions.SlowableDrives] each drive
+// folder is a FUSE loopback of a real folder served by this process, and [Local.DriveSlow]
+// makes every operation on one drive wait a delay that can change at run time; where FUSE
+// is not usable ([FUSEUsable] says why) such a server does not start. Stop unmounts the
+// drives, and a watchdog process detaches them if this process dies without doing so, so no
+// mount outlives the run either.
 //
 // Containers ([Container]): the same MinIO in a Docker container started with
 // testcontainers-go, its API published on the loopback interface of a local engine, with

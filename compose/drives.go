@@ -21,16 +21,62 @@ func (l *Local) dataArgs() []string {
 // Drives is the number of drives the server runs on (1 for a single folder).
 func (l *Local) Drives() int { return max(l.drives, 1) }
 
-// drivePath is the folder of drive i (1-based) and where it goes while offline.
+// drivePath is the folder of drive i (1-based) and where it goes while offline. For a FUSE
+// drive it is the backing folder: the mount stays, and serves nothing while the folder is away.
 func (l *Local) drivePath(i int) (online, offline string, err error) {
-	if l.drives <= 1 {
-		return "", "", errors.New("compose: the server runs on one folder; drive faults need an erasure-coded server (Drives > 1)")
-	}
-	if i < 1 || i > l.drives {
-		return "", "", fmt.Errorf("compose: no drive %d: the server has drives 1 to %d", i, l.drives)
+	if err := l.checkDrive(i); err != nil {
+		return "", "", err
 	}
 	online = filepath.Join(l.dataDir, fmt.Sprintf("d%d", i))
+	if l.slow != nil {
+		online = filepath.Join(l.dataDir, "backing", fmt.Sprintf("d%d", i))
+	}
 	return online, online + ".offline", nil
+}
+
+func (l *Local) checkDrive(i int) error {
+	if l.drives <= 1 {
+		return errors.New("compose: the server runs on one folder; drive faults need an erasure-coded server (Drives > 1)")
+	}
+	if i < 1 || i > l.drives {
+		return fmt.Errorf("compose: no drive %d: the server has drives 1 to %d", i, l.drives)
+	}
+	return nil
+}
+
+// mountDrives serves every drive through FUSE (LocalOptions.SlowableDrives).
+func (l *Local) mountDrives() error {
+	if l.drives <= 1 {
+		return errors.New("compose: slowable drives need an erasure-coded server (Drives > 1)")
+	}
+	s, err := mountSlowDrives(l.dataDir, l.drives)
+	if err != nil {
+		return err
+	}
+	l.slow = s
+	return nil
+}
+
+// Slowable reports whether the server's drives are served through FUSE, so that DriveSlow
+// can delay them.
+func (l *Local) Slowable() bool { return l.slow != nil }
+
+// DriveSlow makes every read, write, sync, open, create, rename, removal and folder creation
+// on drive i (1-based) wait delay before it is carried out, from now on (the operations
+// already waiting keep their delay); 0 makes the drive fast again. The server must have been
+// started with SlowableDrives.
+func (l *Local) DriveSlow(i int, delay time.Duration) error {
+	if err := l.checkDrive(i); err != nil {
+		return err
+	}
+	if l.slow == nil {
+		return errors.New("compose: drive-slow needs a server started with slowable (FUSE) drives")
+	}
+	if delay < 0 {
+		return fmt.Errorf("compose: negative drive delay %v", delay)
+	}
+	l.slow.drives[i-1].delay.Store(int64(delay))
+	return nil
 }
 
 // DriveNoticed is how long a drive fault takes to be seen by the server: MinIO checks a

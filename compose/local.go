@@ -81,6 +81,11 @@ type LocalOptions struct {
 	// drives). A lower parity raises the read quorum of an object (its data shards) above the
 	// majority of the drives.
 	Parity int
+	// SlowableDrives serves each drive folder of an erasure-coded server (Drives > 1) through
+	// a FUSE loopback of a real folder run by this process, so that [Local.DriveSlow] can delay
+	// the drive's operations. StartLocal fails, saying why, where FUSE is not usable
+	// ([FUSEUsable]).
+	SlowableDrives bool
 }
 
 // Local is a MinIO server running as a child process.
@@ -95,8 +100,9 @@ type Local struct {
 	dataDir string
 	logFile *os.File
 	drives  int
-	argv    []string // the server's command line, for a restart on the same port and data
-	env     []string // the server's settings beyond its credentials, kept for a restart
+	slow    *slowDrives // the FUSE drives, with SlowableDrives
+	argv    []string    // the server's command line, for a restart on the same port and data
+	env     []string    // the server's settings beyond its credentials, kept for a restart
 	stop    sync.Once
 
 	mu      sync.Mutex // guards the current process: a restart replaces it
@@ -204,10 +210,16 @@ func startLocalOnce(ctx context.Context, opts LocalOptions) (*Local, error) {
 		}
 		l.env = append(l.env, fmt.Sprintf("MINIO_STORAGE_CLASS_STANDARD=EC:%d", opts.Parity))
 	}
+	if opts.SlowableDrives {
+		if err := l.mountDrives(); err != nil {
+			l.logFile.Close()
+			os.RemoveAll(dataDir)
+			return nil, err
+		}
+	}
 	l.argv = l.command(bin, port, cport, opts.CertsDir)
 	if err := l.spawn(ctx); err != nil {
-		l.logFile.Close()
-		os.RemoveAll(dataDir)
+		l.Stop()
 		return nil, err
 	}
 
@@ -362,8 +374,8 @@ func (l *Local) Alive() bool {
 	}
 }
 
-// Stop kills the server's process group, waits for it, and removes the data directory (and
-// the log, unless LogPath was given). It is idempotent.
+// Stop kills the server's process group, waits for it, unmounts its FUSE drives and removes
+// the data directory (and the log, unless LogPath was given). It is idempotent.
 func (l *Local) Stop() {
 	l.stop.Do(func() {
 		l.mu.Lock()
@@ -372,6 +384,11 @@ func (l *Local) Stop() {
 		l.kill()
 		if l.logFile != nil {
 			l.logFile.Close()
+		}
+		if l.slow != nil {
+			// A drive still busy is detached lazily; nothing under the data folder is
+			// removed through a mount.
+			_ = l.slow.unmount()
 		}
 		os.RemoveAll(l.dataDir)
 	})

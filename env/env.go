@@ -49,6 +49,14 @@ type StoreFaults interface {
 	Restart(ctx context.Context, down time.Duration) error
 }
 
+// DriveSlower is a store whose drives can be slowed: a local MinIO whose drives are served
+// through FUSE (Slowable). DriveSlow makes every operation on drive i (1-based) wait delay; 0
+// makes it fast again.
+type DriveSlower interface {
+	Slowable() bool
+	DriveSlow(i int, delay time.Duration) error
+}
+
 // Upstream implements Env.
 func (l Local) Upstream() string { return l.Addr() }
 

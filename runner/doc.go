@@ -36,11 +36,14 @@
 //     cell with verdict error and stops the run: an unreachable store always wins over a
 //     safety verdict. A store-restart step declares its outage: while it is under way the
 //     store counts as alive, and a restart that fails is the cell's harness error;
-//   - store steps (drive-offline, drive-online, store-restart) act on a local MinIO only: a
-//     scenario with store.drives runs on the run's MinIO when it has exactly those drives,
-//     else on one of its own over them, stopped with the cell; on another stack its cells are
-//     harness errors that name the local stack. Every drive taken away is put back before the
-//     writers settle and the store is audited;
+//   - store steps (drive-offline, drive-online, drive-slow, store-restart) act on a local
+//     MinIO only: a scenario with store.drives runs on the run's MinIO when it has exactly
+//     those drives (and, for drive-slow, drives served through FUSE), else on one of its own
+//     over them, stopped with the cell; on another stack its cells are harness errors that
+//     name the local stack. A scenario that slows a drive where FUSE is not usable does not
+//     run: the summary names it as not applicable, with the reason. Every drive taken away is
+//     put back, and every slowed drive made fast, before the writers settle and the store is
+//     audited;
 //   - LoadRun, SaveRun and Rereport never touch anything outside the run folder they are
 //     given: a stored cell id that is not one safe folder name directly inside it is refused;
 //   - a panic in any goroutine of a cell (writers, traffic, fault paths, scheduled steps) is

@@ -318,19 +318,25 @@ func harnessf(format string, a ...any) error {
 }
 
 // applicable splits off the cells whose scenario acts on the store itself (its drives or its
-// process) when the run's store cannot be faulted from inside (any stack but local): they do
-// not run, and the summary names each with the reason, so a nightly on an external store runs
-// the rest of the catalogue instead of ending in a harness error.
+// process) when the run's store cannot be faulted from inside (any stack but local), and those
+// that slow a drive when this process cannot serve drives through FUSE: they do not run, and
+// the summary names each with the reason, so a nightly on an external store runs the rest of
+// the catalogue instead of ending in a harness error.
 func applicable(cells []Cell, e env.Env) ([]Cell, []string) {
-	if _, ok := e.(env.StoreFaults); ok {
-		return cells, nil
-	}
+	_, local := e.(env.StoreFaults)
 	var keep []Cell
 	var skipped []string
 	for _, c := range cells {
-		if actsOnStore(c.Scenario) {
+		switch {
+		case !actsOnStore(c.Scenario):
+		case !local:
 			skipped = append(skipped, c.ID()+": acts on the store itself (drives, restarts); needs --stack local")
 			continue
+		case slowsDrives(c.Scenario):
+			if err := fuseUsable(); err != nil {
+				skipped = append(skipped, c.ID()+": slows a drive (drive-slow), which needs FUSE: "+err.Error())
+				continue
+			}
 		}
 		keep = append(keep, c)
 	}

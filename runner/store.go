@@ -50,10 +50,32 @@ func actsOnStore(sc *scenarios.Scenario) bool {
 	return false
 }
 
+// slowsDrives reports whether a scenario slows a drive: its store's drives must be served
+// through FUSE.
+func slowsDrives(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Action == scenarios.DriveSlow {
+			return true
+		}
+	}
+	return false
+}
+
+// fuseUsable says why drives cannot be served through FUSE here (nil when they can).
+var fuseUsable = compose.FUSEUsable
+
+// slowable reports whether a store's drives can be slowed.
+func slowable(sf env.StoreFaults) bool {
+	s, ok := sf.(env.DriveSlower)
+	return ok && s.Slowable()
+}
+
 // forStore returns the runner a cell of sc runs with: r, or for a scenario that acts on the
 // store a copy whose store is a storeEnv, and what to stop after the cell. A scenario that
 // declares store.drives runs on the run's store when that is a local MinIO with exactly those
 // drives, else on a local MinIO of its own (the same binary) when the run's stack is local.
+// A scenario that slows a drive needs drives served through FUSE, which the run's store
+// has only when started so: else it gets a MinIO of its own whose drives are.
 func (r *runner) forStore(ctx context.Context, sc *scenarios.Scenario) (*runner, func()) {
 	if _, ok := r.env.(*storeEnv); ok || !actsOnStore(sc) {
 		return r, func() {}
@@ -67,11 +89,11 @@ func (r *runner) forStore(ctx context.Context, sc *scenarios.Scenario) (*runner,
 		se.err = fmt.Errorf("scenario %s acts on the store itself (its drives or its process): it needs the local stack (--stack local), not %s",
 			sc.Name, r.env.Info().Stack)
 		return &rr, func() {}
-	case sc.Store.Drives <= 1 || sf.Drives() == sc.Store.Drives:
+	case sc.Store.Drives <= 1 || sf.Drives() == sc.Store.Drives && (!slowsDrives(sc) || slowable(sf)):
 		se.faults = sf
 		return &rr, func() {}
 	}
-	srv, err := compose.StartLocal(ctx, compose.LocalOptions{Drives: sc.Store.Drives})
+	srv, err := compose.StartLocal(ctx, compose.LocalOptions{Drives: sc.Store.Drives, SlowableDrives: slowsDrives(sc)})
 	if err != nil {
 		se.err = fmt.Errorf("scenario %s needs a MinIO over %d drives (store.drives): %v", sc.Name, sc.Store.Drives, err)
 		return &rr, func() {}
@@ -79,7 +101,7 @@ func (r *runner) forStore(ctx context.Context, sc *scenarios.Scenario) (*runner,
 	own := env.Local{Local: srv}
 	se.Env, se.faults, se.shared = own, own, false
 	rr.down = &downState{} // its own store: its own health
-	r.log.Info("cell store started", "scenario", sc.Name, "endpoint", srv.Endpoint, "drives", srv.Drives())
+	r.log.Info("cell store started", "scenario", sc.Name, "endpoint", srv.Endpoint, "drives", srv.Drives(), "fuse", srv.Slowable())
 	return &rr, srv.Stop
 }
 
@@ -131,8 +153,10 @@ func (cr *cellRun) storeSet() *faults.Set {
 }
 
 // The store steps. A drive goes offline as a fault of the store's set, healed (the drive put
-// back) by its window, a drive-online step or the end of the schedule; a restart is a one-off
-// fault. Each runs in the background: the store takes a moment to notice a drive or to start.
+// back) by its window, a drive-online step or the end of the schedule; a drive is slowed the
+// same way, healed (made fast again) by its window or the end of the schedule; a restart is a
+// one-off fault. Each but drive-slow (which takes effect at once) runs in the background: the
+// store takes a moment to notice a drive or to start.
 var storeHandlers = map[scenarios.Action]func(ctx context.Context, cr *cellRun, st scenarios.Step){
 	scenarios.DriveOffline: func(_ context.Context, cr *cellRun, st scenarios.Step) {
 		se, d := cr.storeFaults(st), st.Params.Drive
@@ -165,6 +189,19 @@ var storeHandlers = map[scenarios.Action]func(ctx context.Context, cr *cellRun, 
 				}
 			}
 		})
+	},
+	scenarios.DriveSlow: func(_ context.Context, cr *cellRun, st scenarios.Step) {
+		se, d := cr.storeFaults(st), st.Params.Drive
+		if se == nil {
+			return
+		}
+		slow, ok := se.faults.(env.DriveSlower)
+		if !ok || !slow.Slowable() {
+			cr.fail(fmt.Errorf("step %d (%s): the store's drives are not served through FUSE", st.Index, st.Action))
+			return
+		}
+		cr.open(st, faults.FuncFault(st.FaultName(), scenarios.StoreLayer,
+			func() error { return slow.DriveSlow(d, st.Params.Delay) }, func() error { return slow.DriveSlow(d, 0) }))
 	},
 	scenarios.StoreRestart: func(ctx context.Context, cr *cellRun, st scenarios.Step) {
 		se := cr.storeFaults(st)

@@ -30,6 +30,7 @@ const (
 
 	DriveOffline Action = "drive-offline"
 	DriveOnline  Action = "drive-online"
+	DriveSlow    Action = "drive-slow"
 	StoreRestart Action = "store-restart"
 )
 
@@ -139,6 +140,10 @@ var Actions = []Spec{
 	{Name: DriveOnline, Layer: StoreLayer, Store: true, Params: []string{"drive"},
 		Description: "put a drive taken away back, with the data it held",
 		decode:      decodeDrive, check: checkDrive},
+	{Name: DriveSlow, Layer: StoreLayer, Store: true, Fault: true, Window: true, Params: []string{"drive", "delay"},
+		Description: "make every read, write, sync, open, create, rename and removal on one drive of the erasure-coded store wait delay " +
+			"(needs store.drives and FUSE: the drive is served through a FUSE loopback); a for window makes it fast again",
+		decode: decodeDriveSlow, check: checkDrive},
 	{Name: StoreRestart, Layer: StoreLayer, Store: true, Fault: true, Params: []string{"down"},
 		Description: "kill the store's server and start it again on the same address and data after down (the local stack)",
 		decode:      decodeDown},

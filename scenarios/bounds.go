@@ -70,6 +70,8 @@ var Bounds = []Bound{
 	{"steps[].http.delay", Span, milli, minute, "delay of a matching request"},
 	{"steps[].drive-offline.drive", Number, 1, 16, "the store drive taken away (1-based)"},
 	{"steps[].drive-online.drive", Number, 1, 16, "the store drive put back (1-based)"},
+	{"steps[].drive-slow.drive", Number, 1, 16, "the store drive slowed (1-based)"},
+	{"steps[].drive-slow.delay", Span, milli, 10 * int64(time.Second), "wait before each operation on the drive"},
 	{"steps[].store-restart.down", Span, 0, minute, "how long the store stays stopped before it starts again"},
 	{"store.drives", Number, 2, 16, "drives of the erasure-coded local MinIO the scenario runs on"},
 	{"steps[].promote.term", Number, 1, 1_000_000_000, "term of the promotion"},

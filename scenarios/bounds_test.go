@@ -55,6 +55,8 @@ steps:
     drive-online: {drive: <<steps[10].drive-online.drive>>}
   - at: 0s
     store-restart: {down: <<steps[11].store-restart.down>>}
+  - at: 0s
+    drive-slow: {drive: <<steps[12].drive-slow.drive>>, delay: <<steps[12].drive-slow.delay>>}
 store:
   drives: <<store.drives>>
 expect:
@@ -72,6 +74,7 @@ var boundsDefaults = map[string]string{
 	"steps[6].promote.term": "6", "steps[8].restart.term": "7", "expect.min_acked": "0",
 	"expect.max_time_to_fence": "1s", "steps[9].drive-offline.drive": "1", "steps[10].drive-online.drive": "1",
 	"steps[11].store-restart.down": "0s", "store.drives": "16",
+	"steps[12].drive-slow.drive": "1", "steps[12].drive-slow.delay": "200ms",
 }
 
 var placeholder = regexp.MustCompile(`<<([^>]+)>>`)

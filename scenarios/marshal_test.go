@@ -96,6 +96,7 @@ func everyAction() *Scenario {
 		{Action: Recover, Params: Params{Writer: "d", From: "b"}},
 		{Action: DriveOffline, Params: Params{Drive: 2}, For: time.Second},
 		{Action: DriveOnline, Params: Params{Drive: 2}},
+		{Action: DriveSlow, Params: Params{Drive: 3, Delay: 200 * time.Millisecond}, For: 750 * time.Millisecond},
 		{Action: StoreRestart, Params: Params{Down: 250 * time.Millisecond}},
 		{Action: StoreRestart},
 	}

@@ -262,6 +262,11 @@ func decodeDrive(d *decoder, pr *Params) {
 	}
 }
 
+func decodeDriveSlow(d *decoder, pr *Params) {
+	decodeDrive(d, pr)
+	decodeDelay(d, pr)
+}
+
 func decodeDown(d *decoder, pr *Params) {
 	if v, ok := d.opt("down"); ok {
 		pr.Down = d.p.duration(v, d.at("down"))

@@ -110,7 +110,7 @@ type Params struct {
 	Writer string // the writer the action applies to
 	// partition
 	Mode string // "refuse" | "blackhole"
-	// latency, slow-close, http delay
+	// latency, slow-close, http delay; drive-slow: the wait before each operation on the drive
 	Delay time.Duration
 	// bandwidth
 	KBps int64
@@ -130,7 +130,7 @@ type Params struct {
 	Prehydrate  bool // the target hydrates while the source still serves, before the source blocks
 	// recover: a third copy hydrating while the primary works
 	From string
-	// drive-offline, drive-online: the store drive (1-based)
+	// drive-offline, drive-online, drive-slow: the store drive (1-based)
 	Drive int
 	// store-restart: how long the store stays stopped
 	Down time.Duration

@@ -21,6 +21,9 @@ steps:
     drive-online: {drive: 3}
   - at: 2s
     store-restart: {down: 200ms}
+  - at: 2500ms
+    drive-slow: {drive: 4, delay: 200ms}
+    for: 300ms
 `
 
 func TestStoreSteps(t *testing.T) {
@@ -36,7 +39,8 @@ func TestStoreSteps(t *testing.T) {
 		drive int
 		name  string
 	}{{DriveOffline, 2, "drive-offline:drive2@step0"}, {DriveOffline, 3, "drive-offline:drive3@step1"},
-		{DriveOnline, 3, "drive-online:drive3@step2"}, {StoreRestart, 0, "store-restart@step3"}}
+		{DriveOnline, 3, "drive-online:drive3@step2"}, {StoreRestart, 0, "store-restart@step3"},
+		{DriveSlow, 4, "drive-slow:drive4@step4"}}
 	for i, w := range want {
 		st := s.Steps[i]
 		if st.Action != w.a || st.Params.Drive != w.drive || st.FaultName() != w.name || st.Spec().Layer != StoreLayer {
@@ -47,6 +51,10 @@ func TestStoreSteps(t *testing.T) {
 	if s.Steps[3].Params.Down != 200*time.Millisecond {
 		t.Errorf("store-restart down = %v, want 200ms", s.Steps[3].Params.Down)
 	}
+	if st := s.Steps[4]; st.Params.Delay != 200*time.Millisecond || st.For != 300*time.Millisecond || !st.Spec().Fault || !st.Spec().Window {
+		t.Errorf("drive-slow: delay %v for %v (fault %v, window %v), want 200ms for 300ms, a fault with a window",
+			st.Params.Delay, st.For, st.Spec().Fault, st.Spec().Window)
+	}
 }
 
 func TestStoreStepsRefused(t *testing.T) {
@@ -56,6 +64,10 @@ func TestStoreStepsRefused(t *testing.T) {
 		{"drive-offline: {drive: 2}", "drive-offline: {writer: a, drive: 2}", "writer"},
 		{"drive-offline: {drive: 2}", "drive-offline: {}", "missing: drive-offline needs drive"},
 		{"store-restart: {down: 200ms}", "store-restart: {down: 200ms}\n    for: 1s", "a window (for) applies"},
+		{"drive-slow: {drive: 4, delay: 200ms}", "drive-slow: {drive: 4}", "missing: drive-slow needs delay"},
+		{"drive-slow: {drive: 4, delay: 200ms}", "drive-slow: {drive: 9, delay: 200ms}", "no drive 9: the store has drives 1 to 4"},
+		{"drive-slow: {drive: 4, delay: 200ms}", "drive-slow: {drive: 4, delay: 11s}", "expected 1ms to 10s"},
+		{"drive-slow: {drive: 4, delay: 200ms}", "drive-slow: {writer: a, drive: 4, delay: 1s}", "writer"},
 	} {
 		doc := strings.Replace(storeStepsDoc, c.from, c.to, 1)
 		_, err := Parse("s.yaml", []byte(doc), Options{})
