@@ -308,11 +308,15 @@ func (x *index) fencedTerminal() InvariantResult {
 		check(a.pos)
 	}
 	if r.Violations == 0 {
-		r.Explanation = fmt.Sprintf("%s fenced", plural(fences, "writer", "writers"))
-		if standDowns > 0 {
-			r.Explanation += fmt.Sprintf(", %s", plural(standDowns, "stand-down", "stand-downs"))
+		switch {
+		case standDowns == 0:
+			r.Explanation = fmt.Sprintf("%s fenced; none acted afterwards", plural(fences, "writer", "writers"))
+		case fences == 0:
+			r.Explanation = fmt.Sprintf("%s; none acted afterwards at its term", plural(standDowns, "stand-down", "stand-downs"))
+		default:
+			r.Explanation = fmt.Sprintf("%s fenced and %s; none acted afterwards", plural(fences, "writer", "writers"),
+				plural(standDowns, "stand-down", "stand-downs"))
 		}
-		r.Explanation += "; none acted afterwards"
 		return r
 	}
 	r.Status = Fail
