@@ -158,6 +158,29 @@ func TestInvariants(t *testing.T) {
 			h.ack("a", 5, k5, 149, 150, 3, 5)
 			return h, nil
 		}},
+		{name: "terminal/ack after a stand-down at its term", invariant: FencedTerminal,
+			mentions: []string{"s stood down at 0.083s (term 5", "still acknowledged op 30 at 0.096s"},
+			build: func() (*hb, []int64) {
+				h := aborted(true)
+				h.op("s", 85, 30)
+				_, a := h.sync("s", 5, k5, 90, 3, "s3", 30)
+				return h, sortedIDs(idOf(h, history.StandDown, "s"), a)
+			}},
+		{name: "terminal/a target that gave up re-adopts its term", invariant: FencedTerminal,
+			mentions: []string{"x stood down at 0.056s", "adopted the fence at term 5"},
+			build: func() (*hb, []int64) {
+				h := gaveUp(true)
+				ad := h.simple(history.Adopt, "x", 5, k5, 90, 95, history.OK, "")
+				return h, sortedIDs(idOf(h, history.StandDown, "x"), ad)
+			}},
+		{name: "terminal/a target that gave up serves at a later term", invariant: FencedTerminal,
+			build: func() (*hb, []int64) {
+				h := gaveUp(true)
+				h.claim("x", 6, k6, 100, 110, 0, "x0", history.OK, "seal")
+				h.op("x", 111, 40)
+				h.sync("x", 6, k6, 112, 1, "x1", 40)
+				return h, nil
+			}},
 		{name: "seq/pass", invariant: SeqMonotonic, build: func() (*hb, []int64) { h, _ := base(); return h, nil }},
 		{name: "seq/gap", invariant: SeqMonotonic, mentions: []string{k5, "seq 1", "seq 3"},
 			build: func() (*hb, []int64) {

@@ -30,12 +30,18 @@
 //     verifying read reports fenced, not its write: SeqMonotonic counts that write when the
 //     ledger shows the store applied it in the chain.
 //   - NoSpuriousFencing judges every fence and every stand-down (a relocation source giving
-//     up after its revert was refused) against the writer's own latest grant: only a
-//     supersession by another writer after that grant — a higher-term claim, or an
-//     equal-term seal, revert or legitimate adoption — justifies it.
+//     up after its revert was refused, or a relocation target giving the handoff up) against
+//     the writer's own latest grant: only a supersession by another writer after that grant —
+//     a higher-term claim, or an equal-term seal, revert or legitimate adoption — justifies
+//     it; a target's give-up is also justified by a failed store call of its own since then
+//     (its hydration could not complete), never by nothing.
+//   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
+//     the term it gave up: no acknowledgement and no ownership acquisition afterwards.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
-//     HandoffResolves fails unless that copy ends holding the chain: a handoff that never
-//     completes, or an abort the source does not survive, is a failure, not a low count.
+//     HandoffResolves fails unless that copy ends holding the chain and, when clients sent
+//     ops, acknowledged some after it took it: a handoff that never completes, an abort the
+//     source does not survive, or a copy that owns the chain and serves nothing, is a
+//     failure, not a low count.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
 //     declared fault makes the verdict inconclusive. One exception: a fault that waited for

@@ -259,33 +259,37 @@ func (x *index) attributionFailure(r InvariantResult, p, other int32, op int64) 
 
 // FencedTerminal: after a writer's Fenced event (ordered by completion, then ID), no Ack and
 // no ok Claim, Adopt or Revert by that writer until its next Crash (a restart is a new
-// incarnation).
+// incarnation). A StandDown at term T is terminal for T in the same way: no Ack and no ok
+// acquisition at T afterwards in that incarnation. A relocation target that gave a handoff
+// up may serve later only under a grant at another term.
 func (x *index) fencedTerminal() InvariantResult {
 	r := newResult(FencedTerminal)
-	type fence struct {
+	type stop struct {
 		p     int32
 		start time.Duration
 	}
-	byWriter := map[string][]fence{}
+	byWriter := map[string][]stop{}
 	for _, p := range x.firstFenced() {
 		e := &x.ev[p]
-		byWriter[e.Writer] = append(byWriter[e.Writer], fence{p, x.incarnationStart(e.Writer, e.Invoke)})
+		byWriter[e.Writer] = append(byWriter[e.Writer], stop{p, x.incarnationStart(e.Writer, e.Invoke)})
+	}
+	fences, standDowns := len(byWriter), 0
+	for _, p := range x.standDowns {
+		e := &x.ev[p]
+		byWriter[e.Writer] = append(byWriter[e.Writer], stop{p, x.incarnationStart(e.Writer, e.Invoke)})
+		standDowns++
 	}
 	if len(byWriter) == 0 {
-		r.Explanation = "no writer was fenced"
+		r.Explanation = "no writer was fenced or stood down"
 		return r
 	}
 	var firstF, firstE int32 = -1, -1
 	check := func(p int32) {
 		e := &x.ev[p]
-		fs := byWriter[e.Writer]
-		if len(fs) == 0 {
-			return
-		}
 		start := x.incarnationStart(e.Writer, e.Invoke)
-		for _, f := range fs {
+		for _, f := range byWriter[e.Writer] {
 			fe := &x.ev[f.p]
-			if f.start != start {
+			if f.start != start || (fe.Kind == history.StandDown && fe.Term != e.Term) {
 				continue
 			}
 			if fe.Complete < e.Complete || (fe.Complete == e.Complete && fe.ID < e.ID) {
@@ -293,8 +297,8 @@ func (x *index) fencedTerminal() InvariantResult {
 				if firstE < 0 || x.ev[p].Complete < x.ev[firstE].Complete {
 					firstF, firstE = f.p, p
 				}
+				return
 			}
-			return
 		}
 	}
 	for _, p := range x.acks {
@@ -304,18 +308,30 @@ func (x *index) fencedTerminal() InvariantResult {
 		check(a.pos)
 	}
 	if r.Violations == 0 {
-		r.Explanation = fmt.Sprintf("%s fenced; none acted afterwards", plural(len(byWriter), "writer", "writers"))
+		switch {
+		case standDowns == 0:
+			r.Explanation = fmt.Sprintf("%s fenced; none acted afterwards", plural(fences, "writer", "writers"))
+		case fences == 0:
+			r.Explanation = fmt.Sprintf("%s; none acted afterwards at its term", plural(standDowns, "stand-down", "stand-downs"))
+		default:
+			r.Explanation = fmt.Sprintf("%s fenced and %s; none acted afterwards", plural(fences, "writer", "writers"),
+				plural(standDowns, "stand-down", "stand-downs"))
+		}
 		return r
 	}
 	r.Status = Fail
-	r.Explanation = fmt.Sprintf("%s by writers after they were fenced", plural(r.Violations, "action", "actions"))
+	r.Explanation = fmt.Sprintf("%s by writers after they were fenced or stood down", plural(r.Violations, "action", "actions"))
 	f, e := &x.ev[firstF], &x.ev[firstE]
 	what := "acknowledged " + opList(e.Ops)
 	if e.Kind != history.Ack {
 		what = fmt.Sprintf("%s at term %d", verbFor(e.Kind), e.Term)
 	}
-	r.Narrative = fmt.Sprintf("%s was fenced at %s (term %d: %q) and still %s at %s",
-		f.Writer, secs(f.Complete), f.Term, f.Err, what, secs(e.Complete))
+	verb := "was fenced"
+	if f.Kind == history.StandDown {
+		verb = "stood down"
+	}
+	r.Narrative = fmt.Sprintf("%s %s at %s (term %d: %q) and still %s at %s",
+		f.Writer, verb, secs(f.Complete), f.Term, f.Err, what, secs(e.Complete))
 	r.Counterexample = idsOf(x, firstF, firstE)
 	return r
 }

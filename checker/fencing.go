@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -26,14 +27,23 @@ import (
 // A supersession that was over before the grant cannot explain the stop: the source's own
 // seal, for instance, does not justify fencing its relocation target after the transfer.
 //
+// A relocation target's StandDown (Detail "relocation-target": it gave the handoff up, for
+// instance because its hydration failed) is also justified by a failed store call of its
+// own (a store request or a segment fetch that failed or had an unknown outcome) invoked
+// after that grant, or in its incarnation when it has none, and completed by the
+// stand-down: the store, not the protocol, stopped it. A target that gives up without
+// either is caught.
+//
 // Likewise every publication the segment publish gate refused must be preceded by a Claim by
 // another writer at a higher term (any outcome): the gate refuses only a superseded writer.
 func (x *index) noSpuriousFencing() InvariantResult {
 	r := newResult(NoSpuriousFencing)
 	stops := x.stops()
 	var first stopJudgement
+	targets := false
 	for _, p := range stops {
 		j := x.judgeStop(p)
+		targets = targets || j.target
 		if j.justified {
 			continue
 		}
@@ -49,6 +59,10 @@ func (x *index) noSpuriousFencing() InvariantResult {
 			what += " and " + plural(refusals, "refused publication", "refused publications")
 		}
 		r.Explanation = what + ", each after a legitimate supersession"
+		if targets {
+			r.Explanation = what + ", each after a legitimate supersession or, for a relocation target giving " +
+				"the handoff up, a failed store call"
+		}
 		return r
 	}
 	r.Status = Fail
@@ -71,6 +85,7 @@ type stopJudgement struct {
 	grant     int32 // the writer's most recent grant at term before the stop, or -1
 	stale     int32 // the latest supersession that came before that grant, or -1
 	illegit   int32 // an illegitimate same-term acquisition that may explain the stop, or -1
+	target    bool  // a relocation target giving the handoff up
 }
 
 // judgeStop judges the stop at p.
@@ -88,11 +103,43 @@ func (x *index) judgeStop(p int32) stopJudgement {
 	var by int32
 	by, j.stale, j.illegit = x.supersededSince(f.Writer, term, since, f.Complete)
 	j.justified = by >= 0
+	if j.target = f.Kind == history.StandDown && f.Detail == targetGaveUp; j.target && !j.justified {
+		if j.grant < 0 {
+			since = x.incarnationStart(f.Writer, f.Invoke)
+		}
+		j.justified = x.storeFailedSince(f.Writer, since, f.Complete)
+	}
 	return j
 }
 
+// targetGaveUp is the Detail of a relocation target's StandDown.
+const targetGaveUp = "relocation-target"
+
+// storeFailedSince reports whether a store call or segment fetch of w invoked at or after
+// since and completed by t failed or had an unknown outcome.
+func (x *index) storeFailedSince(w string, since, t time.Duration) bool {
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Invoke > t {
+			break
+		}
+		if e.Writer != w || e.Invoke < since || e.Complete > t {
+			continue
+		}
+		if e.Outcome != history.Fail && e.Outcome != history.Ambiguous {
+			continue
+		}
+		if e.Kind == history.Hydrate || strings.HasPrefix(string(e.Kind), "store.") {
+			return true
+		}
+	}
+	return false
+}
+
 // stops returns the first Fenced event of each incarnation of each writer and the first
-// StandDown, whichever came first (a writer stops once), in history order.
+// StandDown, whichever came first (a writer stops once), in history order. A relocation
+// target giving a handoff up is judged too, but it ends only that handoff: the copy may
+// serve later under another grant, so it does not hide the stop that ends the incarnation.
 func (x *index) stops() []int32 {
 	var out []int32
 	seen := map[string]time.Duration{} // writer -> incarnation start of its recorded stop
@@ -105,7 +152,9 @@ func (x *index) stops() []int32 {
 		if s, ok := seen[e.Writer]; ok && s == start {
 			continue
 		}
-		seen[e.Writer] = start
+		if e.Kind != history.StandDown || e.Detail != targetGaveUp {
+			seen[e.Writer] = start
+		}
 		out = append(out, p)
 	}
 	return out
@@ -243,6 +292,9 @@ func (x *index) stopNarrative(j stopJudgement) string {
 		s += "before then "
 	}
 	s += fmt.Sprintf("no other writer had claimed a higher term, nor legitimately claimed, adopted or reverted term %d", j.term)
+	if j.target {
+		s += ", and no store call of its own had failed: the target gave the handoff up without cause"
+	}
 	if j.stale >= 0 {
 		e := &x.ev[j.stale]
 		s += fmt.Sprintf("; %s's %s at %s was over before that grant and cannot explain it", e.Writer,

@@ -12,11 +12,13 @@ var guarantees = map[string]string{
 	MutualExclusion: "once a writer's ownership acquisition (claim, adopt, revert) completed, no CAS invoked " +
 		"afterwards by another writer at a lower term, or at the same term with an older acquisition, is turned into an ack",
 	AckAttribution: "every op is acknowledged at most once, by one writer, and only by a writer it was submitted to",
-	FencedTerminal: "a writer that reported fenced never acknowledges nor acquires ownership again in that incarnation",
-	SeqMonotonic:   "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
+	FencedTerminal: "a writer that reported fenced never acknowledges nor acquires ownership again in that incarnation, " +
+		"and one that stood down never again at the term it gave up",
+	SeqMonotonic: "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
 		"legitimately claimed, adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
-		"revert, or transfer from or to it); a segment publication is refused only after another writer claimed a higher term",
+		"revert, or transfer from or to it); a relocation target gives a handoff up only after that, or after a store " +
+		"call of its own failed; a segment publication is refused only after another writer claimed a higher term",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",
 	HydrationIntegrity:   "a hydrating owner never finds missing a segment file its reference set lists",
 	OwnerNeverReadUnsealed: "a writer reads its restore point or hydrates at term T only after its own claim at T " +
@@ -27,7 +29,7 @@ var guarantees = map[string]string{
 		"before its recovery finished",
 	HandoffResolves: "the copy the scenario names as serving ends holding the chain: after its latest claim, " +
 		"adoption or revert it was not fenced, did not stand down, crash, hand off or transfer, and no other writer " +
-		"took its term or a higher one (the final auditor aside)",
+		"took its term or a higher one (the final auditor aside); and, when clients sent ops, it acknowledged some after",
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
 }
 

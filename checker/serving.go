@@ -11,7 +11,10 @@ import (
 // — a Fenced or StandDown event, a Crash, a completed Handoff or a Transfer that possibly
 // applied — and by no other writer's acquisition at a higher term, or at its term completed
 // after its own. The final auditor, which claims above every term once the writers are
-// closed, is left out. With no writer named the invariant holds trivially.
+// closed, is left out. Holding the chain is not enough when clients sent ops in the run (any
+// Op event): S must also have acknowledged an op after that acquisition, so a copy that owns
+// the chain but never serves (a source whose revert succeeded and that stays blocked) fails.
+// With no writer named the invariant holds trivially.
 func (x *index) handoffResolves() InvariantResult {
 	r := newResult(HandoffResolves)
 	s := x.in.Expect.Serving
@@ -65,9 +68,32 @@ func (x *index) handoffResolves() InvariantResult {
 		r.Counterexample = idsOf(x, a.pos, o.pos)
 		return r
 	}
-	r.Explanation = fmt.Sprintf("%s ends serving: it %s (term %d) at %s and nothing took the chain from it",
-		s, verbFor(a.kind), a.term, secs(a.complete))
+	if len(x.ops) > 0 && !x.ackedSince(s, a) {
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = fmt.Sprintf("%s holds the chain but acknowledged nothing after it last took it", s)
+		r.Narrative = fmt.Sprintf("%s was expected to end serving: it %s (term %d) at %s and nothing took the chain "+
+			"from it, but it acknowledged no op afterwards although clients sent %s in the run", s, verbFor(a.kind),
+			a.term, secs(a.complete), plural(len(x.ops), "op", "ops"))
+		r.Counterexample = idsOf(x, a.pos)
+		return r
+	}
+	r.Explanation = fmt.Sprintf("%s ends serving: it %s (term %d) at %s, nothing took the chain from it, and it "+
+		"acknowledged ops afterwards", s, verbFor(a.kind), a.term, secs(a.complete))
+	if len(x.ops) == 0 {
+		r.Explanation = fmt.Sprintf("%s ends serving: it %s (term %d) at %s and nothing took the chain from it "+
+			"(no client sent an op)", s, verbFor(a.kind), a.term, secs(a.complete))
+	}
 	return r
+}
+
+// ackedSince reports whether w acknowledged an op at a's term once acquisition a completed.
+func (x *index) ackedSince(w string, a acq) bool {
+	for _, p := range x.acks {
+		if e := &x.ev[p]; e.Writer == w && e.Term == a.term && e.Complete >= a.complete {
+			return true
+		}
+	}
+	return false
 }
 
 // stopAfter is the first event of w, invoked once acquisition a completed, that ends its

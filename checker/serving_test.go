@@ -51,6 +51,42 @@ func aborted(adopted bool) *hb {
 	return h
 }
 
+// resumed is aborted(false) where s's revert succeeds and nothing stands down or adopts: s
+// owns the chain again from 82ms, and has acknowledged nothing since.
+func resumed() *hb {
+	h := aborted(false)
+	h.dropEvent(idOf(h, history.StandDown, "s"))
+	h.dropEvent(idOf(h, history.Adopt, "x"))
+	h.edit(idOf(h, history.Revert, "s"), func(e *history.Event) { e.Outcome = history.OK })
+	h.expect.Serving = "s"
+	return h
+}
+
+// gaveUp is s (term 5) transferring to x, whose hydration (a segment fetch at 50-55ms,
+// failing when fetchFails) ends with x giving the handoff up at 56ms; s's revert at 81-82ms
+// succeeds and s serves op 30.
+func gaveUp(fetchFails bool) *hb {
+	h := &hb{}
+	h.claim("s", 5, k5, 0, 10, 0, "s0", history.OK, "seal")
+	h.op("s", 15, 10)
+	h.sync("s", 5, k5, 20, 1, "s1", 10)
+	h.simple(history.Transfer, "s", 5, k5, 40, 45, history.OK, "x")
+	h.simple(history.Handoff, "s", 5, "", 46, 80, history.Fail, "x")
+	o := history.OK
+	if fetchFails {
+		o = history.Fail
+	}
+	h.simple(history.Hydrate, "x", 5, "run/idx/0/segments/data/x_0.seg", 50, 55, o, "relocation-target")
+	h.add(history.Event{Kind: history.StandDown, Writer: "x", Term: 5, Key: k5, Invoke: ms(56), Detail: "relocation-target",
+		Err: "handoff to x: hydration: failed"})
+	h.simple(history.Revert, "s", 5, k5, 81, 82, history.OK, "")
+	h.op("s", 85, 30)
+	h.sync("s", 5, k5, 86, 3, "s3", 30)
+	h.final = Final{Recovered: []int64{10, 30}}
+	h.expect = Expect{Serving: "s"}
+	return h
+}
+
 // TestStopJustification holds NoSpuriousFencing to the writer's own latest grant: only a
 // supersession after it justifies a fence or a stand-down.
 func TestStopJustification(t *testing.T) {
@@ -98,6 +134,33 @@ func TestStopJustification(t *testing.T) {
 			f := h.fenced("a", 5, 50, "conflict")
 			return h, sortedIDs(h.ev[0].ID, c, f)
 		}, []string{"a (term 5) was fenced", "after its own seal at 0.010s"}},
+		{"target gives the handoff up after its hydration failed", func() (*hb, []int64) { return gaveUp(true), nil }, nil},
+		{"target gives the handoff up without cause", func() (*hb, []int64) {
+			h := gaveUp(false)
+			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"), idOf(h, history.StandDown, "x"))
+		}, []string{"x (term 5) stood down at 0.056s", "after the transfer of the chain to it by s at 0.040s",
+			"no store call of its own had failed: the target gave the handoff up without cause"}},
+		// A store failure before the grant says nothing about the hydration after it.
+		{"target gives up after a failure older than the transfer", func() (*hb, []int64) {
+			h := gaveUp(false)
+			h.add(history.Event{Kind: history.StoreGet, Writer: "x", Key: "k", Invoke: ms(30), Complete: ms(31),
+				Outcome: history.Fail})
+			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"), idOf(h, history.StandDown, "x"))
+		}, []string{"without cause"}},
+		{"target gives up before any grant, its store listing failing", func() (*hb, []int64) {
+			h := gaveUp(false)
+			h.dropEvent(idOf(h, history.Transfer, "s"))
+			h.add(history.Event{Kind: history.StoreList, Writer: "x", Key: "run/idx/0/segments/metadata/", Invoke: ms(20),
+				Complete: ms(21), Outcome: history.Ambiguous})
+			return h, nil
+		}, nil},
+		// Giving a handoff up does not end the copy: a fence at a later grant is still judged.
+		{"target that gave up is later fenced without cause", func() (*hb, []int64) {
+			h := gaveUp(true)
+			c := h.claim("x", 6, k6, 100, 110, 0, "x0", history.OK, "seal")
+			f := h.fenced("x", 6, 120, "conflict")
+			return h, sortedIDs(c, f)
+		}, []string{"x (term 6) was fenced at 0.120s"}},
 		{"claim refused with no grant of its own", func() (*hb, []int64) {
 			h := &hb{}
 			h.claim("c", 6, k6, 0, 5, 0, "c0", history.OK, "seal")
@@ -153,11 +216,24 @@ func TestHandoffResolves(t *testing.T) {
 			return h, sortedIDs(idOf(h, history.Claim, "s"), idOf(h, history.Transfer, "s"))
 		}, []string{"s was expected to end serving"}},
 		{"source resumed after an abort", func() (*hb, []int64) {
-			h := aborted(false)
-			h.dropEvent(idOf(h, history.StandDown, "s"))
-			h.dropEvent(idOf(h, history.Adopt, "x"))
-			h.edit(idOf(h, history.Revert, "s"), func(e *history.Event) { e.Outcome = history.OK })
-			h.expect.Serving = "s"
+			h := resumed()
+			h.op("s", 85, 30)
+			h.sync("s", 5, k5, 86, 3, "s3", 30)
+			return h, nil
+		}, nil},
+		// The revert took the chain back, nothing stopped s and nothing took the chain from it,
+		// but s never served again (its operations stayed blocked): holding is not serving.
+		{"source resumed but never served", func() (*hb, []int64) {
+			h := resumed()
+			return h, []int64{idOf(h, history.Revert, "s")}
+		}, []string{"s was expected to end serving", "reverted the fence (term 5) at 0.082s",
+			"acknowledged no op afterwards although clients sent 1 op"}},
+		{"no client op: holding the chain is enough", func() (*hb, []int64) {
+			h := handoff()
+			h.dropEvent(idOf(h, history.Op, "s"))
+			h.dropEvent(idOf(h, history.Op, "x"))
+			h.dropEvent(idOf(h, history.Ack, "x"))
+			h.dropEvent(idOf(h, history.CAS, "x"))
 			return h, nil
 		}, nil},
 		{"superseded by a higher term", func() (*hb, []int64) {

@@ -45,6 +45,8 @@ const (
 	NoRetention               Variant = "no-retention"
 	TransferKeepsSource       Variant = "transfer-keeps-source"
 	RevertStandsDown          Variant = "revert-stands-down"
+	ResumeStaysBlocked        Variant = "resume-stays-blocked"
+	TargetRefusesEmptyShard   Variant = "target-refuses-empty-shard"
 )
 
 // Reader says who reads a variant's switch.
@@ -100,6 +102,10 @@ var registry = []VariantInfo{
 		"same-term relocation target hydrates deletes a file the target listed (S23)", ReadByCaller},
 	{TransferKeepsSource, "the transfer records the source's own allocation instead of the target's: after a clean handoff the target is refused the chain", ReadByProtocol},
 	{RevertStandsDown, "an aborted relocation's source stands down without presenting its retained token, as if the target had taken over", ReadByProtocol},
+	{ResumeStaysBlocked, "an aborted relocation's source whose revert succeeded owns the chain again but never lifts its " +
+		"operation block: nothing is fenced, stood down or lost, and nothing is served", ReadByCaller},
+	{TargetRefusesEmptyShard, "a relocation target takes a store with no published segment reference set (a shard that " +
+		"never refreshed) for a failed hydration and gives the handoff up, although the handoff carries its source's set", ReadByCaller},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.

@@ -88,9 +88,12 @@ const (
 	// node: it reaches the store by the same path, so the ledger records its requests under
 	// the first incarnation's name.
 	Restart Kind = "restart"
-	// StandDown: a relocation source stopped serving after a refused revert (not fenced).
-	// Term is the term it gave up, Err why. The checker judges it like a fence: it must
-	// follow a supersession by another writer after the source's own transfer.
+	// StandDown: a relocation source stopped serving after a refused revert (not fenced),
+	// or, with Detail "relocation-target", a relocation target gave its handoff up (its
+	// hydration failed) without touching the fence. Term is the term it gave up, Err why.
+	// The checker judges it like a fence: it must follow a supersession by another writer
+	// after the writer's own latest grant (a target's, also a failed store call of its own),
+	// and nothing is acknowledged or acquired at that term afterwards.
 	StandDown Kind = "stand-down"
 	// Audit: the final auditor's recovery at Term; Ops is the recovered op set, the durability
 	// ground truth.

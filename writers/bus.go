@@ -27,7 +27,7 @@ const (
 	SigHandedOff   SignalKind = "handed-off"   // the handoff completed (source's view)
 	SigAdopted     SignalKind = "adopted"      // a relocation target adopted the fence
 	SigReverted    SignalKind = "reverted"     // an aborted source reverted and resumed
-	SigStoodDown   SignalKind = "stood-down"   // an aborted source stood down
+	SigStoodDown   SignalKind = "stood-down"   // an aborted source, or a target giving up, stood down
 	SigPublished   SignalKind = "published"    // a segment reference set was published
 	SigCollected   SignalKind = "collected"    // a collection round ran (gate open)
 	SigCrashed     SignalKind = "crashed"      // the writer crashed

@@ -25,7 +25,8 @@ type Config struct {
 	// Variant is the protocol variant; "" means fence.Correct. Fence-layer variants are
 	// passed to every fence instance; the writers themselves read
 	// cas-concurrent-with-metadata, restore-before-claim, hydrate-before-seal,
-	// target-ignores-recoveries, recovery-no-relocation-check and no-retention.
+	// target-ignores-recoveries, recovery-no-relocation-check, no-retention,
+	// resume-stays-blocked and target-refuses-empty-shard.
 	Variant fence.Variant
 	// SyncEvery starts a sync once this many ops are buffered; 0 means 20.
 	SyncEvery int

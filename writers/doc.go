@@ -37,9 +37,14 @@
 //     snapshot, and the ops replicated to it once its engine opened), or it fails and starts
 //     over; a relocation target replicates to every recovery its source had started;
 //   - a collection keeps every file of the collector's last Retain reference sets, the only
-//     protection of a same-term relocation target hydrating while its source publishes.
+//     protection of a same-term relocation target hydrating while its source publishes;
+//   - a relocation target that cannot complete its hydration gives the handoff up without
+//     touching the fence: it records a StandDown (Detail "relocation-target") with the
+//     reason, answers its source, which reverts and resumes, and takes no grant at that term
+//     again; a source whose revert succeeded serves again.
 //
 // The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim,
-// hydrate-before-seal, target-ignores-recoveries, recovery-no-relocation-check and
-// no-retention; every other variant is passed to fence/.
+// hydrate-before-seal, target-ignores-recoveries, recovery-no-relocation-check,
+// no-retention, resume-stays-blocked and target-refuses-empty-shard; every other variant is
+// passed to fence/.
 package writers

@@ -40,10 +40,9 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 		return fmt.Errorf("promote %s: term %d must be positive", w.id, term)
 	}
 	w.mu.Lock()
-	if w.state != StateStandby {
-		st := w.state
+	if err := w.grantable(term); err != nil {
 		w.mu.Unlock()
-		return fmt.Errorf("promote %s at term %d: it is %s: %w", w.id, term, st, ErrNotServing)
+		return fmt.Errorf("promote %s at term %d: %w", w.id, term, err)
 	}
 	w.state, w.term = StatePromoting, term
 	w.notify()

@@ -11,6 +11,12 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// The relocation variants the writers read (compared by name).
+const (
+	variantResumeStaysBlocked = "resume-stays-blocked"
+	variantTargetRefusesEmpty = "target-refuses-empty-shard"
+)
+
 // AbortPoint is where a relocation is made to abort. The strings are the scenario
 // vocabulary.
 type AbortPoint string
@@ -160,19 +166,56 @@ func (w *Writer) prehydrate(ctx context.Context, target *Writer) error {
 		return fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	target.mu.Lock()
-	if target.state != StateStandby {
-		st := target.state
+	if err := target.grantable(term); err != nil {
 		target.mu.Unlock()
-		return fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
+		return fmt.Errorf("relocate %s to %s: the target: %w", w.id, target.id, err)
 	}
 	target.state, target.term = StateTarget, term
 	target.notify()
 	target.mu.Unlock()
 	if _, err := target.hydrate(ctx, term, "relocation-target"); err != nil {
-		target.release()
-		return fmt.Errorf("relocate %s to %s: hydration: %w", w.id, target.id, err)
+		err = fmt.Errorf("relocate %s to %s: hydration: %w", w.id, target.id, err)
+		if ctx.Err() != nil {
+			// The relocation was abandoned, not given up by the target.
+			target.release()
+		} else {
+			target.giveUp(term, err)
+		}
+		return err
 	}
 	return nil
+}
+
+// grantable says whether a standby copy may take a grant at term: a promotion, or a
+// relocation's reservation. A copy that gave up a handoff at term stood down there and
+// takes no grant at it again. The caller holds w.mu.
+func (w *Writer) grantable(term int64) error {
+	switch {
+	case w.state != StateStandby:
+		return fmt.Errorf("it is %s: %w", w.state, ErrNotServing)
+	case w.gaveUp != 0 && w.gaveUp == term:
+		return fmt.Errorf("it gave up a handoff at term %d: %w", term, ErrNotServing)
+	}
+	return nil
+}
+
+// giveUp is a relocation target's side of a handoff it cannot complete (its hydration
+// failed): it never touched the fence, so it only stands down at term — recording StandDown
+// with Detail "relocation-target" and why — and is a standby copy again, which may serve
+// later under a grant at another term. The source learns of it from the handoff's answer, or
+// its timeout, and reverts. A target no longer reserved (crashed, closed) records nothing.
+func (w *Writer) giveUp(term int64, why error) {
+	w.mu.Lock()
+	if w.state != StateTarget {
+		w.mu.Unlock()
+		return
+	}
+	w.state, w.gaveUp = StateStandby, term
+	w.notify()
+	w.mu.Unlock()
+	ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.c.cfg.Shard.FenceKey(term),
+		Detail: "relocation-target", Err: why.Error()})
+	w.emit(SigStoodDown, ev, 0)
 }
 
 // release returns a reserved relocation target to standby.
@@ -216,11 +259,10 @@ func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved boo
 		target.mu.Unlock()
 		return term, nil
 	}
-	if target.state != StateStandby {
-		st := target.state
+	if err := target.grantable(term); err != nil {
 		target.mu.Unlock()
 		w.unblock()
-		return 0, fmt.Errorf("relocate %s to %s: the target is %s: %w", w.id, target.id, st, ErrNotServing)
+		return 0, fmt.Errorf("relocate %s to %s: the target: %w", w.id, target.id, err)
 	}
 	target.state, target.term = StateTarget, term
 	target.notify()
@@ -365,7 +407,7 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 			sp.Event().Token, sp.Event().Seq = w.f.Token(), w.f.Seq()
 			ev := sp.End(history.OK, nil)
 			w.mu.Lock()
-			if w.state == StateRelocating {
+			if w.state == StateRelocating && string(w.c.cfg.Variant) != variantResumeStaysBlocked {
 				s := w.f.Seq()
 				w.nextGen = max(w.nextGen, grantBase(w.lastGen, s))
 				w.segGen = max(w.segGen, grantBase(w.segGen, s)-1)
@@ -407,14 +449,13 @@ func (w *Writer) receiveHandoff(h handoff) error {
 		return fmt.Errorf("handoff to %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	hy, err := w.hydrate(w.life, h.term, "relocation-target")
+	if err == nil && hy.key == "" && string(w.c.cfg.Variant) == variantTargetRefusesEmpty {
+		err = errors.New("no published reference set to hydrate from")
+	}
 	if err != nil {
-		w.mu.Lock()
-		if w.state == StateTarget {
-			w.state = StateStandby
-			w.notify()
-		}
-		w.mu.Unlock()
-		return fmt.Errorf("handoff to %s: hydration: %w", w.id, err)
+		err = fmt.Errorf("handoff to %s: hydration: %w", w.id, err)
+		w.giveUp(h.term, err)
+		return err
 	}
 	f, err := fence.New(w.fenceOptions(h.term, true, w.c.cfg.Variant))
 	if err != nil {

@@ -61,10 +61,13 @@ type Writer struct {
 	// and never replaced.
 	f *fence.Fence
 
-	mu      sync.Mutex
-	state   State
-	term    int64
-	target  bool // became active as a relocation target: its first fence step is an adoption
+	mu     sync.Mutex
+	state  State
+	term   int64
+	target bool // became active as a relocation target: its first fence step is an adoption
+	// gaveUp is the term of a handoff this copy gave up as a relocation target (0 when none):
+	// it stood down at that term and takes no grant at it again.
+	gaveUp  int64
 	buf     []int64
 	syncing bool
 	changed chan struct{} // closed and replaced on every change Settle cares about
