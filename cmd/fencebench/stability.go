@@ -98,6 +98,11 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			if err == nil {
 				fmt.Fprintf(stdout, "round %d %-8s %s\n", r, c, countsLine(sum))
 			}
+			// The page so far, so that a long stability run can be read while it goes on.
+			rep.Duration = time.Since(start).Round(time.Second)
+			if err := reports.WriteStability(dir, rep); err != nil {
+				fmt.Fprintf(stderr, "fencebench stability: %v\n", err)
+			}
 		}
 	}
 	rep.Duration = time.Since(start).Round(time.Second)
