@@ -57,14 +57,7 @@ type windowRow struct {
 func faultRows(att []checker.FaultAttestation, ev []history.Event, ledger []history.LedgerEntry) faultView {
 	var v faultView
 	for _, a := range att {
-		b := badge{Label: "fired", Class: "pass"}
-		switch {
-		case a.Fired:
-		case a.Missed != "":
-			b = badge{Label: "not reached: " + a.Missed, Class: "inconclusive"}
-		default:
-			b = badge{Label: "never fired", Class: "inconclusive"}
-		}
+		b := firedBadge(a)
 		r := declaredRow{Name: a.Name, Layer: a.Layer, Fired: b, Count: a.Count}
 		if a.Fired {
 			r.First = fmtAt(a.First)
@@ -197,4 +190,15 @@ func faultWindows(ev []history.Event, end time.Duration) []window {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
 	return out
+}
+
+// firedBadge says whether a declared fault fired, or why it could not (its event never came).
+func firedBadge(a checker.FaultAttestation) badge {
+	switch {
+	case a.Fired:
+		return badge{Label: "fired", Class: "pass"}
+	case a.Missed != "":
+		return badge{Label: "not reached: " + a.Missed, Class: "inconclusive"}
+	}
+	return badge{Label: "never fired", Class: "inconclusive"}
 }

@@ -27,36 +27,12 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	red := newRedactor(args)
 	stdout, stderr = red.writer(stdout), red.writer(stderr)
 	defer recoverHarness("stability", stderr, &code)
-	fs := flag.NewFlagSet("stability", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	rounds := fs.Int("rounds", 10, "how many times each client runs the plan (1..100)")
-	clients := fs.String("clients", "minio-go,aws-sdk", "store clients, comma-separated: minio-go, aws-sdk")
-	burn := fs.Bool("hog", false, "keep every core busy beside the bench (one CPU-burning process per core)")
-	seed := fs.Uint64("seed", 0, "seed of round 1 (round r uses seed+r-1; 0: drawn per round and printed)")
-	out := fs.String("out", "results", "results folder: the stability run writes <out>/<run-id>/, one run folder per round and client inside")
-	runID := fs.String("run-id", "", "name of the stability run's folder (default: stability-<start time>-<random>)")
-	jobs := fs.Int("jobs", 2, "cells run side by side in each round, as for run")
-	verbose := fs.Bool("v", false, "debug logs")
-	sf := &stackFlags{}
-	sf.register(fs)
-	names, err := parseAnywhere(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return outcome.ExitPass
-		}
-		return outcome.ExitBadInput
+	f, names, code, ok := parseStability(args, stderr)
+	if !ok {
+		return code
 	}
-	cl, msg := stabilityClients(*clients)
-	if msg == "" && (*rounds < 1 || *rounds > 100) {
-		msg = fmt.Sprintf("--rounds %d: want 1..100", *rounds)
-	}
-	if msg == "" && (*jobs < 1 || *jobs > 64) {
-		msg = fmt.Sprintf("--jobs %d: want 1..64", *jobs)
-	}
-	if msg != "" {
-		fmt.Fprintf(stderr, "fencebench stability: %s\n", msg)
-		return outcome.ExitBadInput
-	}
+	rounds, burn, seed, out, runID, jobs, sf, verbose := f.rounds, f.hog, f.seed, f.out, f.runID, f.jobs, f.stack, f.verbose
+	cl := f.clients
 	scs, err := scenarios.Resolve(names, loadOptions())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -115,6 +91,53 @@ func stabilityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	printStability(stdout, rep, dir)
 	return endCode(ctx, "stability", sink, stderr, rep.ExitCode())
+}
+
+// stabilityFlags are the stability command's flags once parsed.
+type stabilityFlags struct {
+	rounds, jobs *int
+	hog          *bool
+	seed         *uint64
+	out, runID   *string
+	verbose      *bool
+	clients      []string
+	stack        *stackFlags
+}
+
+// parseStability parses the stability command line; on failure it returns the exit code.
+func parseStability(args []string, stderr io.Writer) (*stabilityFlags, []string, int, bool) {
+	fs := flag.NewFlagSet("stability", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &stabilityFlags{stack: &stackFlags{}}
+	f.rounds = fs.Int("rounds", 10, "how many times each client runs the plan (1..100)")
+	clients := fs.String("clients", "minio-go,aws-sdk", "store clients, comma-separated: minio-go, aws-sdk")
+	f.hog = fs.Bool("hog", false, "keep every core busy beside the bench (one CPU-burning process per core)")
+	f.seed = fs.Uint64("seed", 0, "seed of round 1 (round r uses seed+r-1; 0: drawn per round and printed)")
+	f.out = fs.String("out", "results", "results folder: the stability run writes <out>/<run-id>/, one run folder per round and client inside")
+	f.runID = fs.String("run-id", "", "name of the stability run's folder (default: stability-<start time>-<random>)")
+	f.jobs = fs.Int("jobs", 2, "cells run side by side in each round, as for run")
+	f.verbose = fs.Bool("v", false, "debug logs")
+	f.stack.register(fs)
+	names, err := parseAnywhere(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, outcome.ExitPass, false
+		}
+		return nil, nil, outcome.ExitBadInput, false
+	}
+	cl, msg := stabilityClients(*clients)
+	if msg == "" && (*f.rounds < 1 || *f.rounds > 100) {
+		msg = fmt.Sprintf("--rounds %d: want 1..100", *f.rounds)
+	}
+	if msg == "" && (*f.jobs < 1 || *f.jobs > 64) {
+		msg = fmt.Sprintf("--jobs %d: want 1..64", *f.jobs)
+	}
+	if msg != "" {
+		fmt.Fprintf(stderr, "fencebench stability: %s\n", msg)
+		return nil, nil, outcome.ExitBadInput, false
+	}
+	f.clients = cl
+	return f, names, 0, true
 }
 
 func stabilityClients(s string) ([]string, string) {
