@@ -123,19 +123,25 @@ func (c *Comparison) Finish() {
 // WriteComparison finishes c and writes dir/compare.html and dir/compare.json.
 func WriteComparison(dir string, c Comparison) error {
 	c.Finish()
+	return writePageAndJSON(dir, "compare", c, c)
+}
+
+// writePageAndJSON renders view with <name>.html.tmpl into dir/<name>.html and writes data as
+// dir/<name>.json.
+func writePageAndJSON(dir, name string, view, data any) error {
 	var page bytes.Buffer
-	if err := pages.ExecuteTemplate(&page, "compare.html.tmpl", c); err != nil {
-		return fmt.Errorf("reports: compare.html: %w", err)
+	if err := pages.ExecuteTemplate(&page, name+".html.tmpl", view); err != nil {
+		return fmt.Errorf("reports: %s.html: %w", name, err)
 	}
-	js, err := json.MarshalIndent(c, "", "  ")
+	js, err := json.MarshalIndent(data, "", "  ")
 	if err != nil {
-		return fmt.Errorf("reports: compare.json: %w", err)
+		return fmt.Errorf("reports: %s.json: %w", name, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
-	if err := writeFile(filepath.Join(dir, "compare.html"), page.Bytes()); err != nil {
+	if err := writeFile(filepath.Join(dir, name+".html"), page.Bytes()); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "compare.json"), append(js, '\n'))
+	return writeFile(filepath.Join(dir, name+".json"), append(js, '\n'))
 }

@@ -1,10 +1,6 @@
 package reports
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -149,19 +145,5 @@ func WriteStability(dir string, s Stability) error {
 		}
 		return 0
 	})
-	var page bytes.Buffer
-	if err := pages.ExecuteTemplate(&page, "stability.html.tmpl", view); err != nil {
-		return fmt.Errorf("reports: stability.html: %w", err)
-	}
-	js, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: stability.json: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	if err := writeFile(filepath.Join(dir, "stability.html"), page.Bytes()); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, "stability.json"), append(js, '\n'))
+	return writePageAndJSON(dir, "stability", view, s)
 }
