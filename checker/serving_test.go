@@ -169,21 +169,7 @@ func TestStopJustification(t *testing.T) {
 			return h, nil
 		}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h, want := c.build()
-			r := Check(h.input())
-			if want == nil {
-				wantStatus(t, r, NoSpuriousFencing, Pass)
-				return
-			}
-			ir := wantStatus(t, r, NoSpuriousFencing, Fail)
-			if !slices.Equal(ir.Counterexample, want) {
-				t.Errorf("counterexample: got %v, want %v\nnarrative: %s", ir.Counterexample, want, ir.Narrative)
-			}
-			wantMentions(t, ir.Narrative, c.mentions...)
-		})
-	}
+	runInvariantCases(t, NoSpuriousFencing, cases)
 }
 
 // TestHandoffResolves judges expect.serving.
@@ -248,21 +234,7 @@ func TestHandoffResolves(t *testing.T) {
 			return h, sortedIDs(id.aClaim, id.bClaim)
 		}, []string{"b claimed (term 6) at 0.120s"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h, want := c.build()
-			r := Check(h.input())
-			if want == nil {
-				wantStatus(t, r, HandoffResolves, Pass)
-				return
-			}
-			ir := wantStatus(t, r, HandoffResolves, Fail)
-			if !slices.Equal(ir.Counterexample, want) {
-				t.Errorf("counterexample: got %v, want %v\nnarrative: %s", ir.Counterexample, want, ir.Narrative)
-			}
-			wantMentions(t, ir.Narrative, c.mentions...)
-		})
-	}
+	runInvariantCases(t, HandoffResolves, cases)
 }
 
 // TestHandoffThatDoesNotResolveFails: a copy that should serve but does not fails the run,
@@ -277,5 +249,33 @@ func TestHandoffThatDoesNotResolveFails(t *testing.T) {
 	h.expect = Expect{Serving: "s", Verdict: Fail, Violated: []string{HandoffResolves}}
 	if r := Check(h.input()); r.Verdict != Pass {
 		t.Fatalf("got %s, want the kill to stand: %s", r.Verdict, r.Narrative)
+	}
+}
+
+// invariantCase is a history and the counterexample one invariant must report on it (nil:
+// the invariant holds), with what its narrative must mention.
+type invariantCase = struct {
+	name     string
+	build    func() (*hb, []int64)
+	mentions []string
+}
+
+// runInvariantCases checks invariant inv on each case.
+func runInvariantCases(t *testing.T, inv string, cases []invariantCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, want := c.build()
+			r := Check(h.input())
+			if want == nil {
+				wantStatus(t, r, inv, Pass)
+				return
+			}
+			ir := wantStatus(t, r, inv, Fail)
+			if !slices.Equal(ir.Counterexample, want) {
+				t.Errorf("counterexample: got %v, want %v\nnarrative: %s", ir.Counterexample, want, ir.Narrative)
+			}
+			wantMentions(t, ir.Narrative, c.mentions...)
+		})
 	}
 }

@@ -150,7 +150,8 @@ type CellResult struct {
 
 	Events []history.Event       `json:"-"`
 	Ledger []history.LedgerEntry `json:"-"`
-	// Trace is when the cell's protocol events and steps happened (in memory only).
+	// Trace is when the cell's protocol events and steps happened (in memory only; kept for an
+	// exploration's runs, which are judged and not persisted).
 	Trace *Trace `json:"-"`
 }
 

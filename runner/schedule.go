@@ -54,7 +54,7 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	cr.mu.Lock()
 	stopping := cr.stopping
-	if !stopping {
+	if !stopping && cr.r.ephemeral { // the trace is read by an exploration's failures only
 		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: string(s.Kind), N: s.N})
 	}
 	cr.mu.Unlock()
@@ -111,14 +111,7 @@ func (cr *cellRun) background(fn func()) {
 // because a higher term exists) are data for the checker.
 func (cr *cellRun) exec(ctx context.Context, st scenarios.Step) {
 	cr.log.Debug("step", "step", st.Index, "action", st.Action, "writer", st.Params.Writer)
-	cr.mu.Lock()
-	if cr.trace.Steps == nil {
-		cr.trace.Steps = map[int]time.Duration{}
-	}
-	if _, ok := cr.trace.Steps[st.Index]; !ok {
-		cr.trace.Steps[st.Index] = cr.rec.Now()
-	}
-	cr.mu.Unlock()
+	cr.traceStep(st)
 	spec := st.Spec()
 	switch {
 	case spec.Rhythm:
@@ -260,4 +253,20 @@ func (cr *cellRun) missed(st scenarios.Step) string {
 		return fmt.Sprintf("%s never reached its %s event #%d", a.Writer, a.Event, a.Count)
 	}
 	return fmt.Sprintf("%s never reached its %s event", a.Writer, a.Event)
+}
+
+// traceStep notes when st first ran, for an exploration's failures (explore.Pin); other runs
+// keep no trace.
+func (cr *cellRun) traceStep(st scenarios.Step) {
+	if !cr.r.ephemeral {
+		return
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.trace.Steps == nil {
+		cr.trace.Steps = map[int]time.Duration{}
+	}
+	if _, ok := cr.trace.Steps[st.Index]; !ok {
+		cr.trace.Steps[st.Index] = cr.rec.Now()
+	}
 }
