@@ -16,7 +16,7 @@ import (
 // protocol through a check-then-act front, with the pre-flight skipped so their cells run
 // (the pre-flight would refuse the store first), fail with StoreLinearizable: the racing
 // creates of the term's fence key, or the racing CASes on one ETag, got several winners for
-// one condition, and the checker's reason says so. Every failed invariant is one
+// one condition (or a read no order explains), and the checker's reason says so. Every failed invariant is one
 // that judges the store or ownership (StoreLinearizable, MutualExclusion, and what a second
 // owner breaks), never a protocol step out of order.
 func TestContendedScenariosConvictTheStore(t *testing.T) {
@@ -42,9 +42,13 @@ func TestContendedScenariosConvictTheStore(t *testing.T) {
 				t.Fatalf("StoreLinearizable %+v; want a failure with a witness (reasons %v)", lin, c.Result.Reasons)
 			}
 			t.Logf("reasons: %s\nwitness:\n%s", strings.Join(c.Result.Reasons, "; "), lin.Witness.Text())
-			if !strings.Contains(lin.Explanation, "the store answered two winners for one condition") ||
+			// Most interleavings show two winners of one condition; in some a winner's own
+			// delete falls between the two creates and the store is convicted by a read no
+			// order explains instead (the witness shows which). Either way the reason names
+			// the store's answers.
+			if !strings.Contains(lin.Explanation, "are not linearizable") ||
 				!slices.ContainsFunc(c.Result.Reasons, func(r string) bool { return strings.Contains(r, lin.Explanation) }) {
-				t.Errorf("explanation %q, reasons %v; want the reason to name two winners of one condition", lin.Explanation, c.Result.Reasons)
+				t.Errorf("explanation %q, reasons %v; want the reason to say the store's answers are not linearizable", lin.Explanation, c.Result.Reasons)
 			}
 			storeSide := []string{checker.StoreLinearizable, checker.MutualExclusion, checker.NoAckedWriteLoss,
 				checker.SeqMonotonic, checker.NoSpuriousFencing}
