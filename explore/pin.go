@@ -13,7 +13,8 @@ import (
 // third ack becomes `after: {writer: b, event: acked, count: 3, delay: 8ms}`. A schedule found
 // on a loaded machine (or on the simulated stack, whose scaled clock magnifies every stall)
 // failed for the interleaving it met, not for its clock; pinned, it asks for that interleaving
-// again however fast or slow the replaying machine is. Steps that ran before any event, never
+// again however fast or slow the replaying machine is. Delays are kept to the millisecond, as
+// a person writes them. Steps that ran before any event, never
 // ran, or pace a rhythm (a flap) keep their time. Pin returns nil when it changed nothing or
 // the pinned scenario does not load.
 func Pin(sc *scenarios.Scenario, tr *outcome.Trace) *scenarios.Scenario {
@@ -32,7 +33,7 @@ func Pin(sc *scenarios.Scenario, tr *outcome.Trace) *scenarios.Scenario {
 			continue
 		}
 		st.Trigger, st.At = scenarios.TriggerAfter, 0
-		st.After = &scenarios.EventTrigger{Writer: sig.Writer, Event: sig.Event, Count: sig.N, Delay: ran - sig.At}
+		st.After = &scenarios.EventTrigger{Writer: sig.Writer, Event: sig.Event, Count: sig.N, Delay: (ran - sig.At).Round(time.Millisecond)}
 		out.Steps[i] = st
 		changed = true
 	}

@@ -127,8 +127,8 @@ func TestShrinkWeakensWhatRemains(t *testing.T) {
 	if st.Action != scenarios.Partition || st.Params.Mode != "refuse" || st.For != 100*time.Millisecond || st.At != 10*time.Millisecond {
 		t.Errorf("want a refusing partition for 100ms at 10ms, got %s %s for %v at %v", st.Action, st.Params.Mode, st.For, st.At)
 	}
-	if out.Duration != 310*time.Millisecond {
-		t.Errorf("duration %v, want just past the last step (310ms)", out.Duration)
+	if out.Duration != 1110*time.Millisecond {
+		t.Errorf("duration %v, want a second past the last step (1.11s)", out.Duration)
 	}
 	if !strings.HasSuffix(out.Description, ": a refused path for 100ms loses writes.") {
 		t.Errorf("description %q", out.Description)

@@ -97,6 +97,13 @@ func TestExploreKillsVariants(t *testing.T) {
 // every time (Invoke, Complete, ledger Time and Done), event and ledger IDs, how many ops the
 // traffic submitted and acknowledged (a slot the CPU missed is skipped) and therefore the
 // syncs, CAS steps, acks, store calls and the tokens and seqs that count them.
+//
+// One more thing may differ in a generated schedule that mixes timed steps with event
+// triggers: which of two racing triggers fires first, since the scaled clock is the part of
+// the run the seed does not fix (seed 7 promotes c after a's eighth ack and d at 630 ms; on a
+// loaded machine d's takeover sometimes fences a before that ack, and c is never promoted).
+// For it the verdict and the violated invariants must be identical, and the story is compared
+// only for the catalogue's scenarios, whose triggers do not race.
 func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
 	sc, err := explore.Generate(7, explore.GenOptions{})
 	if err != nil {
@@ -131,13 +138,16 @@ func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
 				if res.Verdict == checker.Error {
 					t.Fatalf("replay %d: %s", i, res.Error)
 				}
-				got := string(res.Verdict) + " " + strings.Join(violatedBy(res), ",") + "\n" + story(res.Events)
+				got := string(res.Verdict) + " " + strings.Join(violatedBy(res), ",") + "\n"
+				if c.sc.Name != sc.Name {
+					got += story(res.Events)
+				}
 				if i == 0 {
 					want = got
 					continue
 				}
 				if got != want {
-					t.Fatalf("replay %d differs:\n%s\nfirst:\n%s", i, got, want)
+					t.Fatalf("replay %d differs:\n%s\nfirst:\n%s\nscenario:\n%s", i, got, want, c.sc.Raw)
 				}
 			}
 		})
@@ -223,7 +233,8 @@ func TestExploreConfirmsOnMinIO(t *testing.T) {
 	}
 	f := x.Failures[0]
 	if f.Confirmed != "reproduced" || f.ConfirmCell == "" {
-		t.Fatalf("confirmation on MinIO: %q (%s)", f.Confirmed, f.ConfirmCell)
+		res, _ := os.ReadFile(filepath.Join(out, "x", f.ConfirmCell, "result.json"))
+		t.Fatalf("confirmation on MinIO: %q (%s)\nshrunk scenario:\n%s\nlast confirming run:\n%s", f.Confirmed, f.ConfirmCell, f.YAML, res)
 	}
 	if _, err := os.Stat(filepath.Join(out, "x", f.ConfirmCell, "report.html")); err != nil {
 		t.Fatal(err)
