@@ -14,9 +14,8 @@ import (
 // on a loaded machine (or on the simulated stack, whose scaled clock magnifies every stall)
 // failed for the interleaving it met, not for its clock; pinned, it asks for that interleaving
 // again however fast or slow the replaying machine is. Delays are kept to the millisecond, as
-// a person writes them. Steps that ran before any event, never
-// ran, or pace a rhythm (a flap) keep their time. Pin returns nil when it changed nothing or
-// the pinned scenario does not load.
+// a person writes them. Steps that ran before any event, never ran, or pace a rhythm (a flap)
+// keep their time. Pin returns nil when it changed nothing or the pinned scenario does not load.
 func Pin(sc *scenarios.Scenario, tr *outcome.Trace) *scenarios.Scenario {
 	if tr == nil || len(tr.Signals) == 0 {
 		return nil
