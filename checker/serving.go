@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -68,6 +69,14 @@ func (x *index) handoffResolves() InvariantResult {
 		r.Counterexample = idsOf(x, a.pos, o.pos)
 		return r
 	}
+	if len(x.ops) > 0 && !x.ackedSince(s, a) && !x.opsSentSince(a.complete) {
+		// Nothing was sent after it took the chain (it did so as the traffic ended, or a starved
+		// machine stretched its revert past the end): it had nothing to acknowledge.
+		r.Status = Inconclusive
+		r.Explanation = fmt.Sprintf("%s took the chain (%s, term %d) at %s, after the last op clients sent: "+
+			"whether it serves again is not shown", s, verbFor(a.kind), a.term, secs(a.complete))
+		return r
+	}
 	if len(x.ops) > 0 && !x.ackedSince(s, a) {
 		r.Status, r.Violations = Fail, 1
 		r.Explanation = fmt.Sprintf("%s holds the chain but acknowledged nothing after it last took it", s)
@@ -84,6 +93,16 @@ func (x *index) handoffResolves() InvariantResult {
 			"(no client sent an op)", s, verbFor(a.kind), a.term, secs(a.complete))
 	}
 	return r
+}
+
+// opsSentSince reports whether a client op was invoked at or after t.
+func (x *index) opsSentSince(t time.Duration) bool {
+	for _, p := range x.ops {
+		if x.ev[p].Invoke >= t {
+			return true
+		}
+	}
+	return false
 }
 
 // ackedSince reports whether w acknowledged an op at a's term once acquisition a completed.

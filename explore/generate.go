@@ -105,6 +105,10 @@ type gen struct {
 	shapeOf  string // the shape drawn first, "" for none
 	quiet    bool   // the shape needs a schedule without client traffic
 	clean    bool   // only protocol steps, no faults: the liveness bound is judged
+	sole     bool   // the shape's steps are the whole schedule
+	// minDuration is the shortest schedule the shape's steps can play out in, 0 for any.
+	minDuration time.Duration
+	serving     string // the copy the schedule must end with serving, "" when it cannot say
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
@@ -140,6 +144,11 @@ func (g *gen) scenario() *scenarios.Scenario {
 	if len(g.steps) > 0 {
 		n = min(len(g.steps)+g.r.IntN(4), maxSteps)
 	}
+	if g.sole {
+		n = len(g.steps)
+	}
+	sc.Expect.Serving = g.serving
+	sc.Duration = max(sc.Duration, g.minDuration)
 	for tries := 0; len(g.steps) < n && tries < 4*n; tries++ {
 		g.drawStep(n - len(g.steps))
 	}

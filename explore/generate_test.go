@@ -154,3 +154,48 @@ func TestGenerateHonoursOptions(t *testing.T) {
 		t.Fatalf("defaults: protocol %q, duration %v", sc.Protocol, sc.Duration)
 	}
 }
+
+// Every shape is drawn over a couple of thousand seeds, and the shapes that promise something
+// about the whole schedule keep it: handoff-resolves is the schedule's only step and names the
+// copy that must end serving (the source after an early abort, the target otherwise), over a
+// schedule long enough for an abort's answer timeout; held-fence-read holds a fence read of the
+// standby it promotes first and promotes a second standby after it.
+func TestGenerateShapes(t *testing.T) {
+	seen := map[string]int{}
+	for seed := uint64(1); seed <= 3000; seed++ {
+		g := newGen(seed, GenOptions{}.normalized())
+		sc := g.scenario()
+		seen[g.shapeOf]++
+		switch g.shapeOf {
+		case sHandoffResolves:
+			if len(sc.Steps) != 1 || sc.Steps[0].Action != scenarios.Relocate || sc.Duration < handoffDuration {
+				t.Fatalf("seed %d: %d steps, duration %v", seed, len(sc.Steps), sc.Duration)
+			}
+			pr := sc.Steps[0].Params
+			want := pr.Target
+			if pr.AbortAt == "before-target-writes" {
+				want = pr.Writer
+			}
+			if sc.Expect.Serving != want {
+				t.Fatalf("seed %d: abort %q, serving %q, want %q", seed, pr.AbortAt, sc.Expect.Serving, want)
+			}
+		case sHeldFenceRead:
+			hold, first, second := sc.Steps[0], sc.Steps[1], sc.Steps[2]
+			if hold.Action != scenarios.HTTP || hold.Params.Rule.Action != faults.Delay ||
+				first.Action != scenarios.Promote || first.Params.Writer != hold.Params.Writer ||
+				second.Action != scenarios.Promote || second.After == nil || second.After.Writer != first.Params.Writer ||
+				second.After.Delay >= hold.Params.Rule.Delay {
+				t.Fatalf("seed %d: not a held read overtaken: %+v", seed, sc.Steps)
+			}
+		default:
+			if sc.Expect.Serving != "" {
+				t.Fatalf("seed %d (shape %q) names %s to end serving", seed, g.shapeOf, sc.Expect.Serving)
+			}
+		}
+	}
+	for _, s := range shapeNames {
+		if seen[s] < 10 {
+			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
+		}
+	}
+}

@@ -24,7 +24,7 @@ const (
 	sTwinContest = "twin-contest"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sFailedSweep:        (*gen).failedSweep,
@@ -32,6 +32,8 @@ var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sTwinContest:        (*gen).twinContest,
 	sRecoveryRelocation: (*gen).recoveryRelocation,
 	sSameTermHydration:  (*gen).sameTermHydration,
+	sHeldFenceRead:      (*gen).heldFenceRead,
+	sHandoffResolves:    (*gen).handoffResolves,
 }
 
 // maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.

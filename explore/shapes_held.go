@@ -1,0 +1,90 @@
+package explore
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// sHeldFenceRead: a promoted standby's read of its new fence object is held in flight (the
+// read that verifies its claim, or the read of its first re-adoption) while a second standby
+// is promoted: a twin at the same term, which takes the object by arbitration, or a higher
+// term, which sweeps it. When the held read lands the object belongs to someone else or is
+// gone. The reader must stand aside and touch nothing: a claim that withdraws an object it
+// lost deletes the twin's, and a re-adoption that re-creates a vanished object brings an old
+// token back to life. Those moments last as long as one request, which a hold makes wide.
+const sHeldFenceRead = "held-fence-read"
+
+// heldFenceRead needs two standbys: the reader whose read is held and the one that overtakes it.
+func (g *gen) heldFenceRead() []scenarios.Step {
+	if len(g.standby) < 2 {
+		return nil
+	}
+	w := g.oneOf(g.standby)
+	other := g.oneOf(remove(g.standby, w))
+	twin := g.chance(0.5)
+	// The first GET of the fence object verifies the claim; the second is the first
+	// re-adoption's read (after the first sync), which a higher term's sweep can overtake.
+	nth := 1
+	if !twin && g.chance(0.6) {
+		nth = 2
+	}
+	hold := g.ms(250, 600)
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("hold-fence-read-%d", g.rules), Method: "GET", Key: "*fence__?*",
+		Nth: nth, Count: 1, Action: faults.Delay, Delay: hold}
+	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
+	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
+	term := g.newTerm()
+	first := g.later(rule, scenarios.Promote, g.promoteNow(w, term, false), 0)
+	overtake := scenarios.Step{Action: scenarios.Promote, Trigger: scenarios.TriggerAfter,
+		After: &scenarios.EventTrigger{Writer: w, Event: "promoted", Count: 1}}
+	if twin {
+		overtake.Params = g.promoteNow(other, term, true)
+		overtake.After.Delay = g.ms(20, int(hold.Milliseconds())/2)
+	} else {
+		overtake.Params = g.promoteNow(other, g.newTerm(), false)
+		overtake.After.Delay = g.ms(50, int(hold.Milliseconds())-100)
+	}
+	return []scenarios.Step{rule, first, overtake}
+}
+
+// sHandoffResolves: the primary relocates to a standby, sometimes aborting before the target
+// writes (its answer lost in some seeds) or after the target acknowledged, and nothing else
+// happens: the schedule names the copy that must end serving (the source after an early
+// abort, the target otherwise), so HandoffResolves judges it. A source that takes its chain
+// back but never serves again fences, stands down and loses nothing; only this catches it.
+const sHandoffResolves = "handoff-resolves"
+
+// handoffDuration is the shortest schedule that lets an early relocation abort and the source
+// serve again: drain, the 2 s answer timeout, the revert and a few syncs.
+const handoffDuration = 4 * time.Second
+
+// handoffResolves is the schedule's only step; g.sole keeps the kinds from adding others,
+// since any fault could rightly change who ends serving.
+func (g *gen) handoffResolves() []scenarios.Step {
+	if g.primary != "a" {
+		return nil
+	}
+	t := g.oneOf(g.standby)
+	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: g.oneOf([]string{"", "before-target-writes", "after-target-acks"})}
+	g.serving = t
+	if pr.AbortAt == "before-target-writes" {
+		pr.LoseHandoff = g.chance(0.5)
+		g.serving = "a"
+	}
+	// An event trigger, early: the shrinker keeps an event-triggered schedule's length, and an
+	// abort needs it, since the source gives up only after the 2 s answer timeout.
+	st := scenarios.Step{Action: scenarios.Relocate, Params: pr, Trigger: scenarios.TriggerAfter,
+		After: &scenarios.EventTrigger{Writer: "a", Event: "acked", Count: 1 + g.r.IntN(4)}}
+	g.minDuration = handoffDuration
+	g.standby = remove(g.standby, t)
+	g.active = append(g.active, t)
+	g.events["a"] = append(g.events["a"], "transferred", "handed-off", "reverted", "drained")
+	g.events[t] = append(g.events[t], "adopted", "hydrated")
+	g.primary = g.serving
+	g.sole = true
+	return []scenarios.Step{st}
+}
