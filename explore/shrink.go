@@ -220,8 +220,10 @@ func (s *shrinker) result(orig *scenarios.Scenario) (*scenarios.Scenario, error)
 		variant = "correct"
 	}
 	out.Description = fmt.Sprintf("Found by exploration (seed %d, variant %s): %s", orig.Seed, variant, narrative)
+	// The judged bounds stay: the violation was found against them (a liveness bound dropped
+	// here once made every TimeToFence kill replay as a pass).
 	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []string{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire,
-		Serving: s.best.Expect.Serving}
+		Serving: s.best.Expect.Serving, MaxTimeToFence: s.best.Expect.MaxTimeToFence}
 	parsed, err := reparse(out)
 	if err != nil {
 		return nil, fmt.Errorf("explore: the shrunk scenario does not load: %w", err)

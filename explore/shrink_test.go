@@ -44,7 +44,7 @@ func tenSteps(t *testing.T) *scenarios.Scenario {
 	sc := &scenarios.Scenario{Name: "explore-99", Seed: 99, Duration: 3 * time.Second, Protocol: "correct",
 		Writers: []scenarios.Writer{{ID: "a", Role: "primary", Term: 5}, {ID: "b", Role: "standby"}, {ID: "c", Role: "standby"}},
 		Traffic: scenarios.Traffic{Clients: 4, Rate: 300, SyncEvery: 20, SyncInterval: 50 * time.Millisecond},
-		Steps:   steps, Expect: scenarios.Expect{Verdict: "pass", FaultsMustFire: "none"}}
+		Steps:   steps, Expect: scenarios.Expect{Verdict: "pass", FaultsMustFire: "none", MaxTimeToFence: time.Second}}
 	parsed, err := reparse(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +97,9 @@ func TestShrinkKeepsExactlyTheFailingSteps(t *testing.T) {
 	if !strings.HasPrefix(out.Description, "Found by exploration (seed 99, variant correct): ") {
 		t.Errorf("description %q", out.Description)
 	}
-	if out.Expect.Verdict != "fail" || len(out.Expect.Violated) != 1 || out.Expect.Violated[0] != target {
-		t.Errorf("expect %+v", out.Expect)
+	if out.Expect.Verdict != "fail" || len(out.Expect.Violated) != 1 || out.Expect.Violated[0] != target ||
+		out.Expect.MaxTimeToFence != time.Second {
+		t.Errorf("expect %+v: want the violation and the bound it was judged by", out.Expect)
 	}
 	if _, err := scenarios.Parse("regression.yaml", out.Raw, scenarios.Options{Variants: variantNames()}); err != nil {
 		t.Fatalf("the shrunk scenario does not load: %v\n%s", err, out.Raw)
