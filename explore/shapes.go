@@ -24,7 +24,7 @@ const (
 	sTwinContest = "twin-contest"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sFailedSweep:        (*gen).failedSweep,
@@ -34,6 +34,7 @@ var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sSameTermHydration:  (*gen).sameTermHydration,
 	sHeldFenceRead:      (*gen).heldFenceRead,
 	sHandoffResolves:    (*gen).handoffResolves,
+	sHeldMetadata:       (*gen).heldMetadata,
 }
 
 // maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.

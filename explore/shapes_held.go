@@ -80,11 +80,43 @@ func (g *gen) handoffResolves() []scenarios.Step {
 	st := scenarios.Step{Action: scenarios.Relocate, Params: pr, Trigger: scenarios.TriggerAfter,
 		After: &scenarios.EventTrigger{Writer: "a", Event: "acked", Count: 1 + g.r.IntN(4)}}
 	g.minDuration = handoffDuration
+	out := []scenarios.Step{st}
+	if pr.AbortAt == "before-target-writes" && g.chance(0.4) {
+		// The transfer's answer is lost once the source has drained: the transfer applied, and
+		// the source must find its own write (the recorded allocation) before it reverts.
+		g.rules++
+		r := faults.Rule{Name: fmt.Sprintf("drop-transfer-answer-%d", g.rules), Method: "PUT", Key: "*fence__*",
+			Header: "If-Match", Nth: 1, Count: 1, Action: faults.DropResponse}
+		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
+			Params: scenarios.Params{Writer: "a", Rule: r}, After: &scenarios.EventTrigger{Writer: "a", Event: "drained", Count: 1}})
+	}
 	g.standby = remove(g.standby, t)
 	g.active = append(g.active, t)
 	g.events["a"] = append(g.events["a"], "transferred", "handed-off", "reverted", "drained")
 	g.events[t] = append(g.events[t], "adopted", "hydrated")
 	g.primary = g.serving
 	g.sole = true
-	return []scenarios.Step{st}
+	return out
+}
+
+// sHeldMetadata: the incumbent's next translog metadata upload is held in flight while a
+// standby is promoted at a higher term: the incumbent's CAS may only follow the upload, so it
+// meets the successor's sweep and nothing it held is acknowledged. A CAS issued next to the
+// upload is accepted before the sweep and acknowledges ops whose metadata lands after the
+// successor read its restore point (S2, a straddling upload).
+const sHeldMetadata = "held-metadata-upload"
+
+func (g *gen) heldMetadata() []scenarios.Step {
+	if g.primary != "a" {
+		return nil
+	}
+	w := g.oneOf(g.standby)
+	hold := g.ms(500, 900)
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("hold-metadata-%d", g.rules), Method: "PUT", Key: "*/translog/metadata/metadata__*",
+		Nth: 1, Count: 1, Action: faults.Delay, Delay: hold}
+	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: "a", Rule: r}}
+	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
+	// The upload leaves at the incumbent's next sync, within a sync interval of the rule.
+	return []scenarios.Step{rule, g.later(rule, scenarios.Promote, g.promoteNow(w, g.newTerm(), false), g.ms(150, 350))}
 }
