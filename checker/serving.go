@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -69,12 +68,12 @@ func (x *index) handoffResolves() InvariantResult {
 		r.Counterexample = idsOf(x, a.pos, o.pos)
 		return r
 	}
-	if len(x.ops) > 0 && !x.ackedSince(s, a) && !x.opsSentSince(a.complete) {
-		// Nothing was sent after it took the chain (it did so as the traffic ended, or a starved
-		// machine stretched its revert past the end): it had nothing to acknowledge.
+	if end := x.in.Expect.TrafficEnd; end > 0 && a.complete >= end && len(x.ops) > 0 && !x.ackedSince(s, a) {
+		// It took the chain once the clients had stopped (a starved machine can stretch an
+		// abort's revert past the end of the traffic): it had nothing left to acknowledge.
 		r.Status = Inconclusive
-		r.Explanation = fmt.Sprintf("%s took the chain (%s, term %d) at %s, after the last op clients sent: "+
-			"whether it serves again is not shown", s, verbFor(a.kind), a.term, secs(a.complete))
+		r.Explanation = fmt.Sprintf("%s took the chain (%s, term %d) at %s, after the clients stopped at %s: "+
+			"whether it serves again is not shown", s, verbFor(a.kind), a.term, secs(a.complete), secs(end))
 		return r
 	}
 	if len(x.ops) > 0 && !x.ackedSince(s, a) {
@@ -93,16 +92,6 @@ func (x *index) handoffResolves() InvariantResult {
 			"(no client sent an op)", s, verbFor(a.kind), a.term, secs(a.complete))
 	}
 	return r
-}
-
-// opsSentSince reports whether a client op was invoked at or after t.
-func (x *index) opsSentSince(t time.Duration) bool {
-	for _, p := range x.ops {
-		if x.ev[p].Invoke >= t {
-			return true
-		}
-	}
-	return false
 }
 
 // ackedSince reports whether w acknowledged an op at a's term once acquisition a completed.

@@ -158,6 +158,9 @@ type Expect struct {
 	// MaxTimeToFence, when positive, bounds the time from a writer's supersession to its
 	// Fenced event, and judges TimeToFence.
 	MaxTimeToFence time.Duration `json:"max_time_to_fence,omitempty"`
+	// TrafficEnd is when the clients stopped sending, on the history's clock (0: unknown). A
+	// copy named by Serving that took the chain only then had nothing left to acknowledge.
+	TrafficEnd time.Duration `json:"traffic_end,omitempty"`
 }
 
 // Result is Check's judgement.

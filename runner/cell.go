@@ -154,8 +154,10 @@ type cellRun struct {
 	held     map[string]*faults.Set // writer -> its protocol faults (network ones live on its path)
 	bg       sync.WaitGroup
 	stopping bool
-	arrived  map[int]bool // event-triggered steps whose event came
-	trace    outcome.Trace
+	// trafficEnd is when the clients stopped, on the recorder's clock (0 while they run).
+	trafficEnd time.Duration
+	arrived    map[int]bool // event-triggered steps whose event came
+	trace      outcome.Trace
 }
 
 func (cr *cellRun) fail(err error) {
@@ -289,6 +291,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 		traffic.Stop()
 	}
 	cr.mu.Lock()
+	cr.trafficEnd = cr.rec.Now()
 	cr.stopping = true
 	cr.mu.Unlock()
 	cr.healAll()
@@ -428,6 +431,9 @@ func (cr *cellRun) expect() checker.Expect {
 	sc := cr.c.Scenario
 	// Serving is judged in kill cells too: a variant may be expected to break HandoffResolves.
 	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, Serving: sc.Expect.Serving}
+	cr.mu.Lock()
+	e.TrafficEnd = cr.trafficEnd
+	cr.mu.Unlock()
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
 			if spec := st.Spec(); spec.Fault {
