@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,27 +27,63 @@ func Chromium(t testing.TB) string {
 	if os.Getenv("FENCEBENCH_NO_BROWSER") == "1" {
 		t.Skip("FENCEBENCH_NO_BROWSER=1")
 	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	if p, ok := onPath(); ok {
+		return p
+	}
+	// Test binaries of several packages run at once, and each may find no browser: one installs
+	// while the others wait on a lock file, then find it on PATH.
+	unlock, err := lockInstall()
+	if err != nil {
+		t.Fatalf("locking the browser installation: %v", err)
+	}
+	defer unlock()
+	if p, ok := onPath(); ok {
+		return p
 	}
 	t.Log("chromium not found on PATH: installing the Debian package")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	// apt waits for another apt or dpkg process (an unattended upgrade) instead of failing.
+	wait := []string{"-o", "DPkg::Lock::Timeout=300"}
 	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "chromium"}} {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
+		cmd := exec.CommandContext(ctx, "apt-get", append(wait, args...)...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("apt-get %s: %v\n%s\n(set FENCEBENCH_NO_BROWSER=1 to skip the browser test)", strings.Join(args, " "), err, out)
 		}
 	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium installed but not on PATH: %v", err)
+	p, ok := onPath()
+	if !ok {
+		t.Fatal("chromium installed but not on PATH")
 	}
 	return p
+}
+
+func onPath() (string, bool) {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// lockInstall takes an exclusive lock on a file in the temporary folder, shared by every
+// process on the machine, and returns its release.
+func lockInstall() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "fencebench-browser-install.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // FileURL is the file:// URL of a local path.
