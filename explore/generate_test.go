@@ -169,7 +169,7 @@ func TestGenerateShapes(t *testing.T) {
 		seen[g.shapeOf]++
 		switch g.shapeOf {
 		case sHandoffResolves:
-			if len(sc.Steps) > 2 || sc.Steps[0].Action != scenarios.Relocate || sc.Duration < handoffDuration {
+			if len(sc.Steps) > 3 || sc.Steps[0].Action != scenarios.Relocate || sc.Duration < handoffDuration {
 				t.Fatalf("seed %d: %d steps, duration %v", seed, len(sc.Steps), sc.Duration)
 			}
 			pr := sc.Steps[0].Params

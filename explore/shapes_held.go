@@ -87,8 +87,18 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		g.rules++
 		r := faults.Rule{Name: fmt.Sprintf("drop-transfer-answer-%d", g.rules), Method: "PUT", Key: "*fence__*",
 			Header: "If-Match", Nth: 1, Count: 1, Action: faults.DropResponse}
+		drained := &scenarios.EventTrigger{Writer: "a", Event: "drained", Count: 1}
 		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
-			Params: scenarios.Params{Writer: "a", Rule: r}, After: &scenarios.EventTrigger{Writer: "a", Event: "drained", Count: 1}})
+			Params: scenarios.Params{Writer: "a", Rule: r}, After: drained})
+		if g.chance(0.5) {
+			// And the read that would tell whether it landed fails too: the retried transfer is
+			// refused by its own write, which the source must recognise as its own.
+			g.rules++
+			rr := faults.Rule{Name: fmt.Sprintf("fence-read-fails-%d", g.rules), Method: "GET", Key: "*fence__?*",
+				Nth: 1, Count: 1, Action: faults.SyntheticStatus, Status: 500}
+			out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
+				Params: scenarios.Params{Writer: "a", Rule: rr}, After: drained})
+		}
 	}
 	g.standby = remove(g.standby, t)
 	g.active = append(g.active, t)
