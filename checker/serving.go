@@ -68,15 +68,15 @@ func (x *index) handoffResolves() InvariantResult {
 		r.Counterexample = idsOf(x, a.pos, o.pos)
 		return r
 	}
-	if end := x.in.Expect.TrafficEnd; end > 0 && a.complete >= end && len(x.ops) > 0 && !x.ackedSince(s, a) {
-		// It took the chain once the clients had stopped (a starved machine can stretch an
-		// abort's revert past the end of the traffic): it had nothing left to acknowledge.
-		r.Status = Inconclusive
-		r.Explanation = fmt.Sprintf("%s took the chain (%s, term %d) at %s, after the clients stopped at %s: "+
-			"whether it serves again is not shown", s, verbFor(a.kind), a.term, secs(a.complete), secs(end))
-		return r
-	}
 	if len(x.ops) > 0 && !x.ackedSince(s, a) {
+		if end := x.in.Expect.TrafficEnd; end > 0 && a.complete >= end {
+			// It took the chain once the clients had stopped (a starved machine can stretch an
+			// abort's revert past the end of the traffic): it had nothing left to acknowledge.
+			r.Status = Inconclusive
+			r.Explanation = fmt.Sprintf("%s took the chain (%s, term %d) at %s, after the clients stopped at %s: "+
+				"whether it serves again is not shown", s, verbFor(a.kind), a.term, secs(a.complete), secs(end))
+			return r
+		}
 		r.Status, r.Violations = Fail, 1
 		r.Explanation = fmt.Sprintf("%s holds the chain but acknowledged nothing after it last took it", s)
 		r.Narrative = fmt.Sprintf("%s was expected to end serving: it %s (term %d) at %s and nothing took the chain "+
