@@ -39,10 +39,25 @@ func NewSet(subject string, target any, record func(history.Event)) *Set {
 // value and records nothing. A one-off fault ([FuncFault] without heal) is recorded and not
 // kept. A failed injection records nothing and leaves the set as it was.
 func (s *Set) Open(f Fault) error {
+	early := f.Layer() == Protocol
+	if oneOff(f) {
+		// A one-off keeps nothing in the set, so it is injected outside the set's lock: a crash
+		// waits for the writer's goroutines to stop, and one of them may at that moment be
+		// opening another fault of this set (an inline step at one of its events).
+		if early {
+			s.emit(history.FaultStart, f.Name())
+		}
+		if err := f.inject(s.target); err != nil {
+			return fmt.Errorf("%s on %s: %w", f.Name(), s.subject, err)
+		}
+		if !early {
+			s.emit(history.FaultStart, f.Name())
+		}
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := s.index(f.Name())
-	early := f.Layer() == Protocol
 	if i < 0 && early {
 		s.emit(history.FaultStart, f.Name())
 	}
@@ -50,10 +65,6 @@ func (s *Set) Open(f Fault) error {
 		return fmt.Errorf("%s on %s: %w", f.Name(), s.subject, err)
 	}
 	switch {
-	case oneOff(f):
-		if !early {
-			s.emit(history.FaultStart, f.Name())
-		}
 	case i < 0:
 		s.open = append(s.open, f)
 		if !early {
