@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Check judges a run. It never panics on protocol or store misbehaviour — those are results —
@@ -40,9 +41,41 @@ func Check(in Input) Result {
 	if in.Expect.MaxTimeToFence > 0 {
 		res.Invariants = append(res.Invariants, timeToFence(res.Liveness, in.Expect.MaxTimeToFence))
 	}
+	excuseLag(res.Invariants, in.Expect.Lag)
 	res.Attestation = x.attest()
 	compose(&res, x)
 	return res
+}
+
+// LagTolerance is how far a run may fall behind its schedule (Expect.Lag) before a failed
+// liveness invariant is no longer the protocol's to answer for: a quarter of a relocation's
+// answer timeout. On the simulated stack (50 scenario seconds per real second) it is 10 ms of
+// real time, above what a machine with spare cores shows (a median of about 0.13 s of
+// scenario time with 16 schedules side by side on 2 cores) and below what an overloaded one
+// does (0.7 s with twice that many under the race detector, where a target's answer missed
+// a 2 s timeout and a relocation started 11 s late).
+const LagTolerance = 500 * time.Millisecond
+
+// liveness names the invariants that bound when something happens rather than what may
+// never happen: a starved machine can fail them with a correct protocol.
+var liveness = map[string]bool{HandoffResolves: true, TimeToFence: true}
+
+// excuseLag turns each failed liveness invariant inconclusive when the run fell behind its
+// schedule by more than LagTolerance, saying by how much and keeping what it found.
+func excuseLag(irs []InvariantResult, lag time.Duration) {
+	if lag <= LagTolerance {
+		return
+	}
+	for i := range irs {
+		ir := &irs[i]
+		if !liveness[ir.Name] || ir.Status != Fail {
+			continue
+		}
+		ir.Status, ir.Violations = Inconclusive, 0
+		ir.Explanation = fmt.Sprintf("not shown: the run fell %s behind its schedule (over the %s tolerated), "+
+			"so the machine may have kept a copy from acting in time; as it stands, %s", secs(lag), secs(LagTolerance), ir.Explanation)
+		ir.Narrative, ir.Counterexample = "", nil
+	}
 }
 
 func errored(res Result, msg string) Result {

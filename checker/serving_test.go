@@ -3,6 +3,7 @@ package checker
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -260,7 +261,6 @@ type invariantCase = struct {
 	mentions []string
 }
 
-// runInvariantCases checks invariant inv on each case.
 // A copy that took the chain back once the clients had stopped had nothing left to
 // acknowledge: whether it serves again is not shown, which is inconclusive (a starved machine
 // can stretch an abort's revert past the end of the traffic). Before the end it is a failure,
@@ -275,6 +275,23 @@ func TestHandoffResolvesAfterTheTraffic(t *testing.T) {
 	wantStatus(t, Check(h.input()), HandoffResolves, Fail)
 }
 
+// A step that would have moved the chain but whose event never came (a loaded machine kept the
+// source from its first acknowledgement until the schedule ended, so the relocation never
+// started) leaves expect.serving unshown: inconclusive, naming the step. A copy that holds the
+// chain and serves passes whatever the schedule missed.
+func TestHandoffResolvesWhenAStepNeverRan(t *testing.T) {
+	h := handoff()
+	ad := idOf(h, history.Adopt, "x")
+	h.edit(ad, func(e *history.Event) { e.Outcome = history.FencedOut })
+	h.expect.Unrun = []string{"steps[0] (relocate): s never reached its acked event"}
+	ir := wantStatus(t, Check(h.input()), HandoffResolves, Inconclusive)
+	wantMentions(t, ir.Explanation, "not shown: the schedule assumed a step that never ran (steps[0] (relocate): s never reached its acked event); as it stands, x never took the chain")
+	h = handoff()
+	h.expect.Unrun = []string{"steps[1] (crash): s never reached its acked event"}
+	wantStatus(t, Check(h.input()), HandoffResolves, Pass)
+}
+
+// runInvariantCases checks invariant inv on each case.
 func runInvariantCases(t *testing.T, inv string, cases []invariantCase) {
 	t.Helper()
 	for _, c := range cases {
@@ -291,5 +308,35 @@ func runInvariantCases(t *testing.T, inv string, cases []invariantCase) {
 			}
 			wantMentions(t, ir.Narrative, c.mentions...)
 		})
+	}
+}
+
+// A run that fell further behind its schedule than LagTolerance cannot show a liveness bound:
+// a failed HandoffResolves or TimeToFence is inconclusive and says by how much the run lagged.
+// A safety failure stays a failure at any lag, and a lag within the tolerance excuses nothing.
+func TestLagExcusesLivenessOnly(t *testing.T) {
+	h := resumed()
+	h.expect.Lag = LagTolerance + ms(200)
+	ir := wantStatus(t, Check(h.input()), HandoffResolves, Inconclusive)
+	wantMentions(t, ir.Explanation, "not shown: the run fell 0.700s behind its schedule (over the 0.500s tolerated)",
+		"s holds the chain but acknowledged nothing after it last took it")
+	h = resumed()
+	h.expect.Lag = LagTolerance
+	wantStatus(t, Check(h.input()), HandoffResolves, Fail)
+
+	h, id := base()
+	h.dropEvent(id.aFenced)
+	h.edit(id.aCas3, func(e *history.Event) { e.Outcome = history.Ambiguous })
+	for i := 0; i < 4; i++ {
+		h.simple(history.Sync, "a", 5, "", 200+10*i, 205+10*i, history.Ambiguous, "")
+	}
+	h.expect = Expect{MaxTimeToFence: ms(50), Lag: time.Second}
+	wantStatus(t, Check(h.input()), TimeToFence, Inconclusive)
+
+	h, id = base()
+	h.edit(id.aCas3, func(e *history.Event) { e.Outcome = history.OK })
+	h.expect.Lag = time.Hour
+	if r := Check(h.input()); r.Verdict != Fail {
+		t.Fatalf("a safety failure at any lag is a failure; got %s: %s", r.Verdict, r.Narrative)
 	}
 }

@@ -161,6 +161,17 @@ type Expect struct {
 	// TrafficEnd is when the clients stopped sending, on the history's clock (0: unknown). A
 	// copy named by Serving that took the chain only then had nothing left to acknowledge.
 	TrafficEnd time.Duration `json:"traffic_end,omitempty"`
+	// Unrun names the steps that move the chain (a promotion, a relocation, a crash, a
+	// restart, a resume) whose triggering event never came, each with the event it waited
+	// for. Serving assumes they ran: while one is listed, HandoffResolves is inconclusive
+	// where it would fail, and says which step never ran.
+	Unrun []string `json:"unrun,omitempty"`
+	// Lag is how far the run fell behind its own schedule (the latest a timer of the run woke,
+	// in scenario time). Above LagTolerance the machine, not the protocol, may have kept a copy
+	// from answering, serving or noticing in time: a failure of a liveness invariant
+	// (HandoffResolves, TimeToFence) is then inconclusive. Safety invariants are judged alike
+	// at any lag.
+	Lag time.Duration `json:"lag,omitempty"`
 }
 
 // Result is Check's judgement.

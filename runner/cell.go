@@ -154,6 +154,8 @@ type cellRun struct {
 	held     map[string]*faults.Set // writer -> its protocol faults (network ones live on its path)
 	bg       sync.WaitGroup
 	stopping bool
+	overtime bool      // the traffic runs past the scheduled end (awaitServing): no step starts
+	lag      *wait.Lag // how far the run fell behind its schedule
 	// trafficEnd is when the clients stopped, on the recorder's clock (0 while they run).
 	trafficEnd time.Duration
 	arrived    map[int]bool // event-triggered steps whose event came
@@ -189,6 +191,8 @@ func (cr *cellRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	cr.lag = cr.clock.WatchLag(lagTick)
+	defer cr.lag.Stop()
 
 	plan := Plan(sc, cr.c.Seed)
 	// Request-level rules due at time zero are in place before anything talks to the store,
@@ -286,7 +290,9 @@ func (cr *cellRun) close() {
 // finish winds the cell down (traffic stopped, every fault healed, in-flight work settled,
 // background actions ended), audits the store directly and judges the history.
 func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffic *writers.Traffic) error {
-	// Wind down: stop traffic, heal every fault, let in-flight work finish (bounded).
+	// Wind down: stop traffic (once the copy that must end serving had its chance to show it
+	// does), heal every fault, let in-flight work finish (bounded).
+	cr.awaitServing(ctx, traffic)
 	if traffic != nil {
 		traffic.Stop()
 	}
@@ -341,6 +347,9 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cr.res.Verdict = cr.res.Result.Verdict
 	return nil
 }
+
+// lagTick is how often, in scenario time, the run checks how far it fell behind its schedule.
+const lagTick = 100 * time.Millisecond
 
 // settleTimeout bounds, in scenario time, how long in-flight work may take to finish once the
 // schedule ended.
@@ -434,6 +443,14 @@ func (cr *cellRun) expect() checker.Expect {
 	cr.mu.Lock()
 	e.TrafficEnd = cr.trafficEnd
 	cr.mu.Unlock()
+	if cr.lag != nil {
+		e.Lag = cr.lag.Max()
+	}
+	for _, st := range sc.Steps {
+		if m := cr.missed(st); m != "" && st.Spec().Moves {
+			e.Unrun = append(e.Unrun, fmt.Sprintf("steps[%d] (%s): %s", st.Index, st.Action, m))
+		}
+	}
 	if sc.Expect.FaultsMustFire != "none" {
 		for _, st := range sc.Steps {
 			if spec := st.Spec(); spec.Fault {

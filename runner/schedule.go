@@ -53,8 +53,8 @@ func (cr *cellRun) sleepUntil(ctx context.Context, at time.Duration) bool {
 // a pause) takes effect exactly at the event; anything slower runs in the background.
 func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	cr.mu.Lock()
-	stopping := cr.stopping
-	if !stopping && cr.r.ephemeral { // the trace is read by an exploration's failures only
+	stopping := cr.stopping || cr.overtime
+	if !cr.stopping && cr.r.ephemeral { // the trace is read by an exploration's failures only
 		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: string(s.Kind), N: s.N})
 	}
 	cr.mu.Unlock()

@@ -62,6 +62,10 @@ type Spec struct {
 	Inline bool
 	// Store: the action acts on the store itself and names no writer.
 	Store bool
+	// Moves: the action can change which copy holds the chain or serves it (a promotion, a
+	// relocation, a crash, a restart, a resume). What `expect.serving` says assumes every
+	// such step ran; one whose event never came leaves that expectation unshown.
+	Moves bool
 	// Build makes the network or request fault a step injects, named by Step.FaultName; nil
 	// for the actions the runner carries out on writers.
 	Build func(name string, pr Params) faults.Fault
@@ -111,21 +115,21 @@ var Actions = []Spec{
 	{Name: OneWay, Layer: faults.L4, Fault: true, Window: true, Short: true,
 		Description: "let the writer's requests reach the store but drop every answer: writes are applied, the writer never hears back",
 		Build:       func(name string, _ Params) faults.Fault { return faults.OneWayFault(name) }},
-	{Name: Promote, Layer: faults.Protocol, Params: []string{"term", "twin"},
+	{Name: Promote, Layer: faults.Protocol, Moves: true, Params: []string{"term", "twin"},
 		Description: "promote a standby (or restart) to primary at a term",
 		decode:      decodePromote, check: checkPromote},
-	{Name: Relocate, Layer: faults.Protocol, Params: []string{"target", "abort", "lose_handoff", "prehydrate"},
+	{Name: Relocate, Layer: faults.Protocol, Moves: true, Params: []string{"target", "abort", "lose_handoff", "prehydrate"},
 		Description: "relocate the primary to a target copy at the same term, optionally aborting; prehydrate: the target " +
 			"first hydrates while the source still serves",
 		decode: decodeRelocate, check: checkRelocate},
-	{Name: Crash, Layer: faults.Protocol, Fault: true, Short: true,
+	{Name: Crash, Layer: faults.Protocol, Moves: true, Fault: true, Short: true,
 		Description: "stop the writer at once, mid-request if need be"},
-	{Name: Restart, Layer: faults.Protocol, Params: []string{"as", "term"},
+	{Name: Restart, Layer: faults.Protocol, Moves: true, Params: []string{"as", "term"},
 		Description: "start a new incarnation of a crashed writer at a higher term",
 		decode:      decodeRestart, check: checkRestart},
 	{Name: Pause, Layer: faults.Protocol, Fault: true, Window: true, Inline: true, Short: true,
 		Description: "freeze the writer with its state, like a long GC pause"},
-	{Name: Resume, Layer: faults.Protocol, Short: true,
+	{Name: Resume, Layer: faults.Protocol, Moves: true, Short: true,
 		Description: "unfreeze a paused writer"},
 	{Name: Refresh, Layer: faults.Protocol, Short: true,
 		Description: "upload new segment files and publish a reference set (gated)"},

@@ -60,3 +60,20 @@ func TestScaledClockShortensWaits(t *testing.T) {
 		t.Fatalf("2s at speed 50 waited %v, want at least 40ms", got)
 	}
 }
+
+// Lag converts each late wake-up to scenario time: on a clock a million times faster than
+// real time, the microseconds any timer wakes late are seconds of the schedule. Stop ends the
+// measurement and returns what it saw; the value holds still after it.
+func TestLagIsInScenarioTime(t *testing.T) {
+	c := Scaled(1e6)
+	l := c.WatchLag(time.Second) // a real millisecond
+	time.Sleep(30 * time.Millisecond)
+	got := l.Stop()
+	if got < time.Second {
+		t.Fatalf("lag %v after 30 real ms of ticks on a clock 1e6 times fast; every wake-up is late by more than a microsecond", got)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if l.Max() != got {
+		t.Fatalf("lag moved after Stop: %v, then %v", got, l.Max())
+	}
+}
