@@ -160,7 +160,9 @@ func TestGenerateHonoursOptions(t *testing.T) {
 // lost in some seeds) and names the copy that must end serving (the source after an early
 // abort, the target otherwise), over a schedule long enough for an abort's answer timeout;
 // held-fence-read holds a fence read of the standby it promotes first and promotes a second
-// standby after it.
+// standby while that read is held: timed from the reader's start when the read is the one
+// that verifies its claim (its "promoted" comes only after the hold), after its promotion
+// when the read is its first re-adoption's.
 func TestGenerateShapes(t *testing.T) {
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 3000; seed++ {
@@ -182,10 +184,22 @@ func TestGenerateShapes(t *testing.T) {
 			}
 		case sHeldFenceRead:
 			hold, first, second := sc.Steps[0], sc.Steps[1], sc.Steps[2]
-			if hold.Action != scenarios.HTTP || hold.Params.Rule.Action != faults.Delay ||
+			held := hold.Params.Rule
+			var overtakes bool
+			switch {
+			case held.Nth == 1 && hold.After != nil: // the verifying read: timed from the reader's own start
+				a, b := hold.After, second.After
+				overtakes = b != nil && b.Writer == a.Writer && b.Event == a.Event && b.Count == a.Count &&
+					b.Delay > a.Delay && b.Delay-a.Delay < held.Delay
+			case held.Nth == 1:
+				overtakes = second.After == nil && second.At > hold.At && second.At-hold.At < held.Delay
+			default: // the first re-adoption's read, after the reader's promotion
+				overtakes = second.After != nil && second.After.Writer == first.Params.Writer &&
+					second.After.Event == "promoted" && second.After.Delay < held.Delay
+			}
+			if hold.Action != scenarios.HTTP || held.Action != faults.Delay ||
 				first.Action != scenarios.Promote || first.Params.Writer != hold.Params.Writer ||
-				second.Action != scenarios.Promote || second.After == nil || second.After.Writer != first.Params.Writer ||
-				second.After.Delay >= hold.Params.Rule.Delay {
+				second.Action != scenarios.Promote || !overtakes {
 				t.Fatalf("seed %d: not a held read overtaken: %+v", seed, sc.Steps)
 			}
 		default:

@@ -39,14 +39,20 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
 	term := g.newTerm()
 	first := g.later(rule, scenarios.Promote, g.promoteNow(w, term, false), 0)
-	overtake := scenarios.Step{Action: scenarios.Promote, Trigger: scenarios.TriggerAfter,
-		After: &scenarios.EventTrigger{Writer: w, Event: "promoted", Count: 1}}
-	if twin {
-		overtake.Params = g.promoteNow(other, term, true)
-		overtake.After.Delay = g.ms(20, int(hold.Milliseconds())/2)
+	var overtake scenarios.Step
+	if nth == 1 {
+		// The verifying read is part of the promotion, so the reader's "promoted" comes only
+		// after the hold: the overtaking promotion is timed from the reader's own start.
+		pr := g.promoteNow(other, g.newTerm(), false)
+		if twin {
+			pr = g.promoteNow(other, term, true)
+		}
+		overtake = g.later(rule, scenarios.Promote, pr, g.ms(20, int(hold.Milliseconds())/2))
 	} else {
-		overtake.Params = g.promoteNow(other, g.newTerm(), false)
-		overtake.After.Delay = g.ms(50, int(hold.Milliseconds())-100)
+		// The first re-adoption's read comes after the reader's first sync, past its promotion.
+		overtake = scenarios.Step{Action: scenarios.Promote, Trigger: scenarios.TriggerAfter,
+			After:  &scenarios.EventTrigger{Writer: w, Event: "promoted", Count: 1, Delay: g.ms(50, int(hold.Milliseconds())-100)},
+			Params: g.promoteNow(other, g.newTerm(), false)}
 	}
 	return []scenarios.Step{rule, first, overtake}
 }
