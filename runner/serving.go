@@ -9,17 +9,24 @@ import (
 )
 
 // Overtime: when a scenario names the copy that must end serving (expect.serving), the
-// traffic does not stop at the scheduled end while that copy is still on its way back to
-// serving. A source whose handoff answer was lost waits out its answer timeout, reverts and
-// only then acknowledges again; on a loaded machine (or a compressed clock) that can land a
-// moment before the scheduled end, and stopping the clients then would leave a correct copy
-// that holds the chain with nothing acknowledged after it took it, which HandoffResolves
-// rightly fails. So the runner keeps the clients running until the copy has acknowledged an
-// op while active after the scheduled end and after its latest acquisition, waiting at most
-// servingGrace past the later of the two and servingOvertime in all. No step starts in
-// overtime (as none starts once the traffic stopped): overtime only gives the copy the chance
-// to show it serves, it never adds a fault. A copy that does not serve within the bound is
-// judged as it stands: a copy that stays blocked still fails.
+// traffic does not stop at the scheduled end while the chain is still on the move. A source
+// whose handoff answer was lost waits out its answer timeout, reverts and only then
+// acknowledges again; a target that receives a held handoff message late adopts the chain or
+// is refused; on a loaded machine (or a compressed clock) either can land a moment before the
+// scheduled end, and stopping the clients then judges a copy that had no chance to show what
+// it does next: a correct source that took the chain back with nothing acknowledged after it
+// (which HandoffResolves fails), or a source whose chain a blind target just took and that
+// made no fence write since (which NoSpuriousFencing never sees). So the runner keeps the
+// clients running until the chain has settled and the copy serves on it: the copy has
+// acknowledged an op while active, after the scheduled end and after the last move of the
+// chain by any writer (a claim, promotion, adoption, revert, transfer, handoff, drain,
+// stand-down, fence or crash), with no other writer active (a target that received its
+// handoff, a zombie) and none promoting, relocating or waiting as a target.
+// It waits at most servingGrace past the later of the scheduled end and the last move, and
+// servingOvertime in all, and stops at once when the copy can no longer serve. No step
+// starts in overtime (as none starts once the traffic stopped): overtime only gives the
+// protocol the chance to show what it does, it never adds a fault. A copy that does not serve
+// within the bound is judged as it stands: a copy that stays blocked still fails.
 const (
 	servingGrace    = 3 * time.Second
 	servingOvertime = 10 * time.Second
@@ -46,18 +53,16 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 	cr.mu.Unlock()
 
 	var mu sync.Mutex
-	acked, acquired := false, false
+	var seq, lastAck, lastMove int // signal numbers since the scheduled end (0: none)
 	wake := make(chan struct{}, 1)
 	cancel := cr.cluster.Bus().Subscribe(func(sig writers.Signal) {
-		if sig.Writer != s {
-			return
-		}
 		mu.Lock()
-		switch sig.Kind {
-		case writers.SigAcked:
-			acked = true
-		case writers.SigClaimed, writers.SigPromoted, writers.SigAdopted, writers.SigReverted:
-			acked, acquired = false, true
+		seq++
+		switch {
+		case sig.Writer == s && sig.Kind == writers.SigAcked:
+			lastAck = seq
+		case movesChain[sig.Kind]:
+			lastMove = seq
 		}
 		mu.Unlock()
 		select {
@@ -68,7 +73,7 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 	defer cancel()
 
 	grace := func() time.Duration { return max(cr.clock.Real(servingGrace), servingGraceFloor) }
-	start := time.Now()
+	start, seenMove := time.Now(), 0
 	timer := time.NewTimer(grace())
 	defer timer.Stop()
 	hard := time.NewTimer(max(cr.clock.Real(servingOvertime), 2*servingGraceFloor))
@@ -82,13 +87,13 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 		select {
 		case <-wake:
 			mu.Lock()
-			ok, again := acked, acquired
-			acquired = false
+			ack, move := lastAck, lastMove
 			mu.Unlock()
-			if again { // it took the chain (again): the grace runs from now
+			if move > seenMove { // the chain moved: the grace runs from now
+				seenMove = move
 				timer.Reset(grace())
 			}
-			if ok && w.State() == writers.StateActive {
+			if ack > move && w.State() == writers.StateActive && cr.chainSettled(s) {
 				cr.log.Debug("overtime: the expected serving copy served", "writer", s, "real", time.Since(start))
 				return
 			}
@@ -102,4 +107,30 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 			return
 		}
 	}
+}
+
+// movesChain are the signals after which the serving copy must acknowledge again before the
+// traffic may stop in overtime.
+var movesChain = map[writers.SignalKind]bool{
+	writers.SigClaimed: true, writers.SigPromoted: true, writers.SigAdopted: true, writers.SigReverted: true,
+	writers.SigTransferred: true, writers.SigHandedOff: true, writers.SigDrained: true, writers.SigStoodDown: true,
+	writers.SigFenced: true, writers.SigCrashed: true,
+}
+
+// chainSettled reports whether s is the only writer that believes it is primary, and no
+// writer is promoting, relocating or reserved as a target. A relocation target that received
+// its handoff is active before it adopts the chain at its first sync, and a zombie is active
+// until its next fence write: either will move the chain, or find it cannot.
+func (cr *cellRun) chainSettled(s string) bool {
+	for _, w := range cr.cluster.Writers() {
+		switch w.State() {
+		case writers.StatePromoting, writers.StateRelocating, writers.StateTarget:
+			return false
+		case writers.StateActive:
+			if w.ID() != s {
+				return false
+			}
+		}
+	}
+	return true
 }

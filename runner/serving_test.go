@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/fencebench/fencebench/checker"
@@ -14,7 +15,10 @@ import (
 // (the answer timeout, 2 s, is longer than the whole schedule): the traffic runs on until the
 // source has reverted and acknowledged again, so expect.serving is shown (pass), where stopping
 // the clients on time would leave a revert after the traffic and nothing to judge
-// (inconclusive). The same schedule with a source that never lifts its block fails.
+// (inconclusive). The same schedule with a source that never lifts its block fails; with a
+// target that adopts the late handoff message blindly, the traffic runs on until the source,
+// whose chain was taken, has written its fence again and been fenced (NoSpuriousFencing),
+// rather than stopping on an ack the source made before the target took the chain.
 func TestTrafficRunsUntilTheExpectedCopyServes(t *testing.T) {
 	const yaml = `name: overtime
 duration: 1s
@@ -36,12 +40,14 @@ expect:
 	for _, c := range []struct {
 		variant string
 		want    checker.Verdict
-	}{{"correct", checker.Pass}, {"resume-stays-blocked", checker.Fail}} {
+		failed  string
+	}{{"correct", checker.Pass, ""}, {"resume-stays-blocked", checker.Fail, checker.HandoffResolves},
+		{"target-claims-blindly", checker.Fail, checker.NoSpuriousFencing}} {
 		t.Run(c.variant, func(t *testing.T) {
 			e := &exploration{o: ExploreOptions{Variant: c.variant, Prefix: "x/"}, dir: t.TempDir()}
 			res := e.run(context.Background(), env.NewSim(5), sc, 3)
-			if res.Verdict != c.want {
-				t.Fatalf("verdict %s, want %s: %v", res.Verdict, c.want, res.Result.Reasons)
+			if res.Verdict != c.want || c.failed != "" && !slices.Contains(violatedBy(res), c.failed) {
+				t.Fatalf("verdict %s, want %s with %q failed: %v", res.Verdict, c.want, c.failed, res.Result.Reasons)
 			}
 			var revert, ackAfter, end = int64(-1), false, res.Input.Expect.TrafficEnd
 			for _, ev := range res.Events {
@@ -56,7 +62,7 @@ expect:
 				t.Fatalf("revert at %d, traffic end %d: the source must revert before the traffic ends, past the scheduled %s",
 					revert, end, sc.Duration)
 			}
-			if ackAfter != (c.variant == "correct") {
+			if c.variant != "target-claims-blindly" && ackAfter != (c.variant == "correct") {
 				t.Fatalf("%s: acknowledged after its revert: %v", c.variant, ackAfter)
 			}
 		})
