@@ -33,7 +33,10 @@ type Exploration struct {
 	FirstFailure int `json:"first_failure,omitempty"`
 	// Stopped says why the exploration ended: "budget", "time", "interrupted", "first
 	// failure".
-	Stopped  string            `json:"stopped"`
+	Stopped string `json:"stopped"`
+	// Resumed counts the times an exploration stopping at its first failure went on because
+	// that failure's shrunk scenario did not replay its violation on every replay.
+	Resumed  int               `json:"resumed,omitempty"`
 	Coverage Coverage          `json:"coverage"`
 	Failures []ExploredFailure `json:"failures,omitempty"`
 	// ErrorSamples are a few harness errors, each with the seed that hit it.

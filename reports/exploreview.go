@@ -70,7 +70,7 @@ func buildExploreView(x *outcome.Exploration) exploreView {
 		ID: x.ID, Started: fmtWall(x.Started), Duration: fmtDur(x.Duration),
 		Stack: x.Stack, Confirm: x.Confirm, Variant: x.Variant, Client: x.Client,
 		Seed: fmtSeed(x.Seed), Budget: x.Budget, Schedules: x.Schedules,
-		Rate: fmt.Sprintf("%.1f schedules/s", x.Rate), Stopped: x.Stopped,
+		Rate: fmt.Sprintf("%.1f schedules/s", x.Rate), Stopped: stoppedText(x),
 		Passed: x.Passed, Failed: x.Failed, Inconclusive: x.Inconclusive, Errors: x.Errors,
 		FirstFailure: x.FirstFailure,
 	}
@@ -183,4 +183,13 @@ func joinOr(names []string, none string) string {
 		return none
 	}
 	return strings.Join(names, ", ")
+}
+
+// stoppedText says why the exploration ended, and how often a first failure that did not
+// replay every time let it go on.
+func stoppedText(x *outcome.Exploration) string {
+	if x.Resumed == 0 {
+		return x.Stopped
+	}
+	return fmt.Sprintf("%s (went on past %d earlier failure(s) whose shrunk scenario did not replay every time)", x.Stopped, x.Resumed)
 }

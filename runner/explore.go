@@ -54,7 +54,12 @@ type ExploreOptions struct {
 	Replays int
 	// Shrink is how many distinct failures (by violated invariants) are shrunk, replayed and
 	// confirmed; 0 means 3, a negative value none. The others are listed as found.
-	Shrink      int
+	Shrink int
+	// StopAtFirst ends the exploration at the first failing schedule. When failures are
+	// shrunk, that is the first failure whose shrunk scenario replays its violation on every
+	// one of Replays replays: a failure that replays less is kept and listed, and the
+	// exploration goes on from the next schedule, within the same budget, until a failure
+	// replays fully or the budget ends. A kill nobody can replay is weak evidence.
 	StopAtFirst bool
 	Logger      *slog.Logger
 	// Progress, when set, is called after every schedule.
@@ -81,6 +86,10 @@ type exploration struct {
 	mu     sync.Mutex
 	found  []found
 	errors []string
+	next   atomic.Int64  // the next schedule index the loop hands out, across resumed loops
+	cut    []int         // schedule indices a loop's end cut short, run first by the next loop
+	looped time.Duration // wall time spent running schedules, shrinking excluded
+	shrunk int           // e.found[:shrunk] were grouped and shrunk by an earlier failures call
 }
 
 // Explore generates schedules from seeds, runs each on o.Env, judges it with the checker,
@@ -116,11 +125,17 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 		e.x.ShardK, e.x.ShardN = s.K, s.N
 	}
 	e.loop(ctx)
+	e.failures(ctx)
+	for e.o.StopAtFirst && e.o.Shrink > 0 && e.x.Stopped == "first failure" && !e.replayed() && ctx.Err() == nil {
+		e.x.Resumed++
+		e.log.Info("explore: the first failure does not replay every time; going on", "from", e.next.Load())
+		e.loop(ctx)
+		e.failures(ctx)
+	}
 	e.x.Duration = time.Since(e.x.Started)
-	if secs := e.x.Duration.Seconds(); secs > 0 {
+	if secs := e.looped.Seconds(); secs > 0 {
 		e.x.Rate = float64(e.x.Schedules) / secs
 	}
-	e.failures(ctx)
 	e.x.ErrorSamples = e.errors
 	if err := reports.WriteExploration(e.dir, e.x); err != nil {
 		return e.x, fmt.Errorf("explore: report: %w", err)
@@ -188,27 +203,50 @@ func (e *exploration) claim(ctx context.Context) (func(), error) {
 	return func() { release(ctx, c, e.log) }, nil
 }
 
-// loop runs schedules on o.Jobs workers until the budget, the clock or ctx ends it.
+// take hands out the next schedule index: first one an earlier loop cut short, then the next
+// not handed out (of this shard); false when the budget's schedules are all handed out.
+func (e *exploration) take() (int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := len(e.cut); n > 0 {
+		i := e.cut[n-1]
+		e.cut = e.cut[:n-1]
+		return i, true
+	}
+	i := int(e.next.Add(1)) - 1
+	if s := e.o.Shard; s != nil {
+		i = i*s.N + s.K
+	}
+	return i, e.o.Schedules <= 0 || i < e.o.Schedules
+}
+
+// replayed says whether a shrunk failure replayed its violation on every replay.
+func (e *exploration) replayed() bool {
+	return slices.ContainsFunc(e.x.Failures, func(f outcome.ExploredFailure) bool {
+		return f.Replays > 0 && f.ReplayHits == f.Replays
+	})
+}
+
+// loop runs schedules on o.Jobs workers, from the next index not handed out, until the
+// budget, the clock or ctx ends it.
 func (e *exploration) loop(ctx context.Context) {
+	began, failedBefore := time.Now(), e.x.Failed
+	defer func() { e.looped += time.Since(began) }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if e.o.For > 0 {
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, e.o.For)
+		ctx, stop = context.WithDeadline(ctx, e.x.Started.Add(e.o.For))
 		defer stop()
 	}
-	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range e.o.Jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if s := e.o.Shard; s != nil {
-					i = i*s.N + s.K
-				}
-				if e.o.Schedules > 0 && i >= e.o.Schedules {
+				i, ok := e.take()
+				if !ok {
 					return
 				}
 				if e.schedule(ctx, i) && e.o.StopAtFirst {
@@ -220,7 +258,7 @@ func (e *exploration) loop(ctx context.Context) {
 	wg.Wait()
 	e.x.Stopped = "budget"
 	switch {
-	case e.o.StopAtFirst && e.x.Failed > 0:
+	case e.o.StopAtFirst && e.x.Failed > failedBefore:
 		e.x.Stopped = "first failure"
 	case e.o.For > 0 && (e.o.Schedules == 0 || e.x.Schedules < e.o.Schedules) && ctx.Err() != nil:
 		e.x.Stopped = "time"
@@ -241,7 +279,11 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 		return false
 	}
 	if ctx.Err() != nil {
-		return false // cut short: it proves nothing and is not counted
+		// Cut short: it proves nothing and is not counted; a resumed loop runs it again.
+		e.mu.Lock()
+		e.cut = append(e.cut, i)
+		e.mu.Unlock()
+		return false
 	}
 	cov := explore.CoverageOf(sc, res.Events, res.Ledger)
 	violated := violatedBy(res)

@@ -89,6 +89,42 @@ func TestExploreKillsVariants(t *testing.T) {
 	}
 }
 
+// Stopping at the first failure means the first one whose shrunk scenario replays: a race
+// that replays now and then is kept and listed, and the exploration goes on from the next
+// schedule (running again those the stop cut short) until a failure replays on every replay.
+// cas-concurrent-with-metadata loses writes through an unpinned race, whose early finds often
+// replay only sometimes.
+func TestExploreFirstMeansFirstThatReplays(t *testing.T) {
+	dir := exploreSim(t, "cas-concurrent-with-metadata", 2000, true)
+	x, err := reports.ReadExploration(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shrunk []int
+	for i, f := range x.Failures {
+		if f.Replays > 0 {
+			shrunk = append(shrunk, i)
+		}
+	}
+	if len(shrunk) == 0 {
+		t.Fatalf("no failure shrunk and replayed in %d schedules: %+v", x.Schedules, x.Failures)
+	}
+	last := x.Failures[shrunk[len(shrunk)-1]]
+	if last.ReplayHits != last.Replays || x.Stopped != "first failure" {
+		t.Fatalf("stopped %q after a failure that replayed %d/%d", x.Stopped, last.ReplayHits, last.Replays)
+	}
+	for _, i := range shrunk[:len(shrunk)-1] {
+		if f := x.Failures[i]; f.ReplayHits == f.Replays {
+			t.Fatalf("went on past failure %d (schedule %d), which replayed %d/%d", i+1, f.Index, f.ReplayHits, f.Replays)
+		}
+	}
+	if x.Resumed != len(shrunk)-1 || x.FirstFailure != x.Failures[0].Index {
+		t.Fatalf("resumed %d times for %d shrunk failures; first failure %d, listed first %d", x.Resumed, len(shrunk),
+			x.FirstFailure, x.Failures[0].Index)
+	}
+	t.Logf("first failure at schedule %d, first replaying one at %d after %d resumptions", x.FirstFailure, last.Index, x.Resumed)
+}
+
 // Replay on the simulated stack: the seed fixes the schedule, the traffic's choices and the
 // fault plan, not the goroutines' interleaving. So a replay is judged by what it shows: the
 // verdict and the violated invariants are identical, and so is the protocol's story, the

@@ -24,11 +24,16 @@ import (
 const confirmTries = 3
 
 // failures shrinks, replays and confirms the first failure of each group of failures that
-// violated the same invariants, up to o.Shrink groups; the others are listed as found.
+// violated the same invariants, up to o.Shrink groups; the others are listed as found. Only
+// failures found since the last call are grouped: a resumed exploration's new failures get
+// their own groups, numbered on from the earlier ones.
 func (e *exploration) failures(ctx context.Context) {
 	var keys []string
 	groups := map[string][]found{}
-	for _, f := range sortedFound(e.found) {
+	fresh := e.found[e.shrunk:]
+	e.shrunk = len(e.found)
+	done := len(e.x.Failures)
+	for _, f := range sortedFound(fresh) {
 		k := strings.Join(f.violated, ",")
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
@@ -37,14 +42,14 @@ func (e *exploration) failures(ctx context.Context) {
 	}
 	cf := &confirmer{e: e}
 	defer cf.close()
-	for n, k := range keys {
-		f := groups[k][0]
+	for i, k := range keys {
+		n, f := done+i, groups[k][0]
 		ef := outcome.ExploredFailure{Invariants: f.violated, Target: target(f.violated), Seed: f.seed, Index: f.index,
 			Steps: len(f.sc.Steps), Narrative: f.res.Result.Narrative, Confirmed: "not tried", Writers: len(f.sc.Writers),
 			Rate: f.sc.Traffic.Rate}
 		ef.Original = e.save(fmt.Sprintf("%d-original.yaml", n+1), f.sc.Raw)
 		ef.FoundCell = e.keep(n+1, f)
-		if n < e.o.Shrink && ctx.Err() == nil {
+		if i < e.o.Shrink && ctx.Err() == nil {
 			e.shrink(ctx, n+1, f, &ef, cf)
 		}
 		e.x.Failures = append(e.x.Failures, ef)

@@ -43,7 +43,7 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&x.jobs, "jobs", 0, "schedules run at once (default: 8 per CPU on sim, 1 elsewhere)")
 	fs.IntVar(&x.replays, "replays", 20, "replays of each shrunk failure on the exploring stack")
 	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm (0: none)")
-	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule")
+	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule (with --shrink: the first whose shrunk scenario replays on every replay)")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
 	fs.StringVar(&x.shard, "shard", "", "K/N, K from 0: run only schedules i with i mod N = K (N machines with the same --seed and\n--schedules explore exactly what one would)")
 }
@@ -177,6 +177,9 @@ func exploreExit(x *outcome.Exploration) int {
 func printExploration(w io.Writer, x *outcome.Exploration, dir string) {
 	fmt.Fprintf(w, "\n%d schedules of %s on %s in %v (%.0f/s): %d pass, %d fail, %d inconclusive, %d error; stopped: %s\n",
 		x.Schedules, x.Variant, x.Stack, x.Duration.Round(time.Millisecond), x.Rate, x.Passed, x.Failed, x.Inconclusive, x.Errors, x.Stopped)
+	if x.Resumed > 0 {
+		fmt.Fprintf(w, "went on %d time(s) past a failure whose shrunk scenario did not replay every time\n", x.Resumed)
+	}
 	never, unfaulted := x.Coverage.Unreached()
 	if len(never) > 0 {
 		fmt.Fprintf(w, "phases never reached: %s\n", strings.Join(never, ", "))
