@@ -88,16 +88,32 @@ func (g *gen) failedSweep() []scenarios.Step {
 // twinContest: a standby is promoted at the incumbent's term; once its promotion is done,
 // the incumbent's next If-Match write meets a 409, a lost answer or a 500. A protocol that
 // trusts the answer, or adopts whatever the key holds, acks next to the twin.
+//
+// For accept-unenforced-store, the one variant whose schedules may strip preconditions, the
+// incumbent's next If-Match writes are as often applied without their condition, as a store
+// that ignores If-Match would, and the rival is as often promoted at a new term: the
+// stripped write then lands on a key the rival swept or moved on.
 func (g *gen) twinContest() []scenarios.Step {
 	w := g.oneOf(g.standby)
-	pr := g.promoteNow(w, g.terms[0], true)
+	acts := []string{"status-409", "status-409", string(faults.DropResponse), "status-500"}
+	term, twin := g.terms[0], true
+	if g.o.Variant == unenforcedVariant && g.chance(0.5) {
+		acts = []string{string(faults.StripConditions)}
+		if g.chance(0.5) {
+			term, twin = g.newTerm(), false
+		}
+	}
+	pr := g.promoteNow(w, term, twin)
 	st := scenarios.Step{Action: scenarios.Promote, Params: pr}
 	st.Trigger, st.At, st.After = g.incumbentTrigger()
-	act := g.oneOf([]string{"status-409", "status-409", string(faults.DropResponse), "status-500"})
+	act := g.oneOf(acts)
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("%s-after-twin-%d", act, g.rules), Method: "PUT", Key: "*fence__*",
 		Header: "If-Match", Nth: 1, Count: 1 + g.r.IntN(2)}
 	switch act {
+	case string(faults.StripConditions):
+		r.Action = faults.StripConditions
+		g.strip = true
 	case string(faults.DropResponse):
 		r.Action = faults.DropResponse
 	default:
