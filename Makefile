@@ -157,7 +157,8 @@ stability: minio
 # with `go build -overlay` and explored on the simulated stack; results/mutate/mutate.txt lists
 # the survivors, and the target fails below MUTATE_MIN. Not part of `make test`: it builds and
 # explores hundreds of binaries. MUTATE_MAX (0: all) draws a sample with MUTATE_SEED;
-# mutate-equivalent.txt holds the mutants a person judged equivalent.
+# mutate-equivalent.txt holds the mutants a person judged equivalent (not scored), and
+# mutate-survivors.txt the survivors a person examined, with why they survive (still scored).
 MUTATE_EXPLORE ?= explore --stack sim --schedules 1000 --seed 1 --first --shrink 0 --confirm none
 MUTATE_TIMEOUT ?= 3m
 MUTATE_MAX ?= 0
@@ -169,7 +170,7 @@ MUTATE_MIN ?= 0.9
 mutate:
 	$(GO) run ./cmd/mutate --jobs 2 --explore "$(MUTATE_EXPLORE)" --timeout $(MUTATE_TIMEOUT) \
 		--max $(MUTATE_MAX) --sample-seed $(MUTATE_SEED) --min $(MUTATE_MIN) \
-		--equivalent mutate-equivalent.txt --out results/mutate
+		--equivalent mutate-equivalent.txt --survivors mutate-survivors.txt --out results/mutate
 
 # Schedules to the first kill of every broken variant by generated schedules alone (no
 # hand-written YAML): one exploration per variant on the simulated stack, from seed 1, with a

@@ -19,8 +19,13 @@
 //     counted as a kill, since the unmutated bench explored without one;
 //   - any other exit: error, not scored.
 //
-// The score is killed (timeouts and harness kills included) / (killed + survived). The results are written to
-// --out as mutate.json and mutate.txt (survivors with their one-line diff and file:line), and
+// The score is killed (timeouts and harness kills included) / (killed + survived). A survivor a
+// person examined is listed, with its reason, in the survivors file (--survivors): it still
+// counts as survived, and mutate.txt shows the reason beside it (why the exploration cannot
+// tell it apart: a liveness-only change, a defence another check backs up, a branch only a
+// harness fault reaches), so the list says which survivors nobody has looked at yet. The
+// results are written to --out as mutate.json and mutate.txt (survivors with their one-line
+// diff and file:line), and
 // the command exits 0 when the score reaches --min, 1 below it, 2 when no mutant was scored,
 // 254 on bad flags or an unreadable equivalence file, and 255 when the unmutated bench does
 // not build or does not pass its exploration: the codes of the bench itself.
@@ -65,6 +70,8 @@ type config struct {
 	only       *regexp.Regexp
 	equivalent string
 	equivSet   bool // --equivalent was given: a missing file is then an error
+	survivors  string
+	survSet    bool // --survivors was given: a missing file is then an error
 	out        string
 	min        float64
 }
@@ -93,12 +100,17 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	only := fs.String("only", "", "run only the mutants whose id matches this regular expression")
 	fs.StringVar(&c.equivalent, "equivalent", "mutate-equivalent.txt",
 		"mutant ids a person judged equivalent, one a line with a \"# why\" comment")
+	fs.StringVar(&c.survivors, "survivors", "mutate-survivors.txt",
+		"mutant ids a person examined that survive, one a line with a \"# why\" comment; they still count as survived")
 	fs.StringVar(&c.out, "out", filepath.Join("results", "mutate"), "the folder of mutate.json and mutate.txt")
 	fs.Float64Var(&c.min, "min", 0.9, "the lowest passing score")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	fs.Visit(func(f *flag.Flag) { c.equivSet = c.equivSet || f.Name == "equivalent" })
+	fs.Visit(func(f *flag.Flag) {
+		c.equivSet = c.equivSet || f.Name == "equivalent"
+		c.survSet = c.survSet || f.Name == "survivors"
+	})
 	if fs.NArg() != 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -136,6 +148,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mutate:", err)
 		return exitBadInput
 	}
+	examined, err := readJudged(c.survivors, c.survSet, "why it survives")
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return exitBadInput
+	}
 	d, err := newDriver(c, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
@@ -151,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mutate: interrupted")
 		return exitHarness
 	}
-	rep := newReport(c, d, results)
+	rep := newReport(c, d, results, examined)
 	if err := rep.write(c.out); err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
 		return exitHarness
@@ -167,7 +184,7 @@ func load(c config) ([]mutate.Mutant, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	judged, err := readEquivalent(c.equivalent, c.equivSet)
+	judged, err := readJudged(c.equivalent, c.equivSet, "why it is equivalent")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -87,7 +87,8 @@ func runTiny(t *testing.T, mod string, extra ...string) (int, report, string) {
 	t.Helper()
 	out := t.TempDir()
 	args := append([]string{"--module-dir", mod, "--pkgs", "lib", "--main", ".", "--explore", "x y",
-		"--timeout", "3s", "--out", out, "--equivalent", filepath.Join(mod, "none.txt")}, extra...)
+		"--timeout", "3s", "--out", out, "--equivalent", filepath.Join(mod, "none.txt"),
+		"--survivors", filepath.Join(mod, "none.txt")}, extra...)
 	if err := os.WriteFile(filepath.Join(mod, "none.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -157,18 +158,25 @@ func TestClassification(t *testing.T) {
 	}
 }
 
-func TestPassingScoreAndJudgedEquivalent(t *testing.T) {
-	mod := tinyModule(t)
+// mutantAt is the id of the tiny module's mutant of a kind on a line of lib.go.
+func mutantAt(t *testing.T, mod string, line int, kind mutate.Kind) string {
+	t.Helper()
 	ms, err := mutate.Packages(mod, []string{"lib"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var survivor string
 	for _, m := range ms {
-		if m.Line == 10 && m.Kind == mutate.FlipCmp {
-			survivor = m.ID
+		if m.Line == line && m.Kind == kind {
+			return m.ID
 		}
 	}
+	t.Fatalf("no %s mutant on line %d", kind, line)
+	return ""
+}
+
+func TestPassingScoreAndJudgedEquivalent(t *testing.T) {
+	mod := tinyModule(t)
+	survivor := mutantAt(t, mod, 10, mutate.FlipCmp)
 	eq := filepath.Join(mod, "eq.txt")
 	if err := os.WriteFile(eq, []byte("# judged by hand\n"+survivor+"  # n is never near 100\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -185,6 +193,36 @@ func TestPassingScoreAndJudgedEquivalent(t *testing.T) {
 	code, rep, _ = runTiny(t, mod, "--only", `^lib/lib.go:10:\d+:flip-cmp$`, "--equivalent", eq)
 	if rep.Score != nil || code != exitNoScore {
 		t.Errorf("score %v exit %d, want none and %d", rep.Score, code, exitNoScore)
+	}
+}
+
+// A survivor a person examined still counts as survived; the report says why beside it, and
+// "not examined yet" beside the others.
+func TestExaminedSurvivorsStillCount(t *testing.T) {
+	mod := tinyModule(t)
+	sv := filepath.Join(mod, "survivors.txt")
+	examined := mutantAt(t, mod, 10, mutate.FlipCmp)
+	if err := os.WriteFile(sv, []byte(examined+"  # no run reaches n = 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	only := `^lib/lib.go:(7:\d+:(negate-cond|and-or)|10:\d+:flip-cmp)$`
+	code, rep, txt := runTiny(t, mod, "--only", only, "--survivors", sv)
+	if st := statusByLine(rep); st["10:flip-cmp"] != survived || st["7:and-or"] != survived || st["7:negate-cond"] != killed {
+		t.Fatalf("statuses %v", st)
+	}
+	if rep.Score == nil || *rep.Score != 1.0/3 || code != exitFail {
+		t.Errorf("score %v exit %d, want 1/3 and %d", ptrVal(rep.Score), code, exitFail)
+	}
+	for _, s := range []string{"Survivors (examined: 1)", "  why: no run reaches n = 100\n", "  why: not examined yet\n"} {
+		if !strings.Contains(txt, s) {
+			t.Errorf("mutate.txt lacks %q:\n%s", s, txt)
+		}
+	}
+	if err := os.WriteFile(sv, []byte(examined+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runTiny(t, mod, "--only", only, "--survivors", sv); code != exitBadInput {
+		t.Errorf("a survivor without why: exit %d, want %d", code, exitBadInput)
 	}
 }
 

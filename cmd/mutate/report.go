@@ -29,20 +29,22 @@ type report struct {
 }
 
 type jsonResult struct {
-	ID       string  `json:"id"`
-	File     string  `json:"file"`
-	Line     int     `json:"line"`
-	Col      int     `json:"col"`
-	Kind     string  `json:"kind"`
-	Original string  `json:"original"`
-	Mutated  string  `json:"mutated"`
-	Status   string  `json:"status"`
-	Exit     *int    `json:"exit,omitempty"`
-	Detail   string  `json:"detail,omitempty"`
-	Seconds  float64 `json:"seconds"`
+	ID       string `json:"id"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Kind     string `json:"kind"`
+	Original string `json:"original"`
+	Mutated  string `json:"mutated"`
+	Status   string `json:"status"`
+	Exit     *int   `json:"exit,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	// Why is what a person found when examining a survivor (the survivors file).
+	Why     string  `json:"why,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
-func newReport(c config, d *driver, rs []result) report {
+func newReport(c config, d *driver, rs []result, examined map[string]string) report {
 	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
 		TimeoutSeconds: c.timeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
 	for _, s := range statuses {
@@ -52,6 +54,9 @@ func newReport(c config, d *driver, rs []result) report {
 		r.Counts[x.Status]++
 		r.Mutants = append(r.Mutants, jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
 			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds})
+		if x.Status == survived {
+			r.Mutants[len(r.Mutants)-1].Why = examined[x.ID]
+		}
 	}
 	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness]
 	if n := k + r.Counts[survived]; n > 0 {
@@ -91,7 +96,13 @@ func (r report) text() string {
 		r.Explore, time.Duration(r.TimeoutSeconds*float64(time.Second)))
 	b.WriteString(r.summary() + "\n")
 	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness) / (those + survived)\n")
-	r.list(&b, survived, "Survivors: the exploration passed with these changes")
+	n := 0
+	for _, m := range r.Mutants {
+		if m.Status == survived && m.Why != "" {
+			n++
+		}
+	}
+	r.list(&b, survived, fmt.Sprintf("Survivors (examined: %d): the exploration passed with these changes", n))
 	r.list(&b, timedOut, "Killed by timeout: the exploration did not finish")
 	r.list(&b, harness, "Killed by the harness: the exploration ended with harness errors (exit 255)")
 	r.list(&b, errStatus, "Errors: the exploration ended neither 0 nor 1")
@@ -112,6 +123,13 @@ func (r report) list(b *strings.Builder, status, title string) {
 			mutated = "(line removed)"
 		}
 		fmt.Fprintf(b, "\n%s:%d  %s\n  - %s\n  + %s\n", m.File, m.Line, m.ID, m.Original, mutated)
+		if status == survived {
+			why := m.Why
+			if why == "" {
+				why = "not examined yet"
+			}
+			fmt.Fprintf(b, "  why: %s\n", why)
+		}
 		if m.Detail != "" && status == errStatus {
 			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(m.Detail, "\n", "\n  "))
 		}

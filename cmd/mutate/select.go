@@ -16,7 +16,7 @@ import (
 // readEquivalent reads the equivalence file: one mutant id a line followed by "# why", blank
 // lines and lines starting with # aside. It returns each id with its why. A missing file is
 // no judgement unless required.
-func readEquivalent(path string, required bool) (map[string]string, error) {
+func readJudged(path string, required bool, what string) (map[string]string, error) {
 	out := map[string]string{}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) && !required {
@@ -35,7 +35,7 @@ func readEquivalent(path string, required bool) (map[string]string, error) {
 		id, why, _ := strings.Cut(line, "#")
 		id, why = strings.TrimSpace(id), strings.TrimSpace(why)
 		if why == "" || strings.ContainsAny(id, " \t") {
-			return nil, fmt.Errorf("%s:%d: want \"<mutant id> # why it is equivalent\", got %q", path, n, line)
+			return nil, fmt.Errorf("%s:%d: want \"<mutant id> # %s\", got %q", path, n, what, line)
 		}
 		out[id] = why
 	}
