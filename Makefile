@@ -175,7 +175,10 @@ mutate:
 # Schedules to the first kill of every broken variant by generated schedules alone (no
 # hand-written YAML): one exploration per variant on the simulated stack, from seed 1, with a
 # budget of KILL_BUDGET schedules, each kill shrunk and replayed 20 times (KILL_CONFIRM=local
-# also re-runs it on MinIO). The table goes to results/explore-kills.txt.
+# also re-runs it on MinIO); a failure whose shrunk scenario does not replay 20 of 20 is
+# listed and the exploration goes on to the next. The explorations' lines go to
+# results/explore-kills.txt, and the table (variant, first failure, first kill that replays,
+# its invariants, steps before and after shrinking, replays) to results/explore-kills.md.
 KILL_BUDGET ?= 2000
 KILL_CONFIRM ?= none
 
@@ -188,5 +191,14 @@ explore-kills: minio
 		echo "== $$v" | tee -a results/explore-kills.txt; \
 		.cache/bin/fencebench explore --schedules $(KILL_BUDGET) --seed 1 --first --shrink 1 --replays 20 \
 			--confirm $(KILL_CONFIRM) --variant $$v --out results/explore-kills 2>&1 \
-			| grep -E 'schedules of|^FAIL' | tee -a results/explore-kills.txt; \
-	done
+			| grep -E 'schedules of|^FAIL|went on' | tee -a results/explore-kills.txt; \
+	done; \
+	{ echo '| variant | first failure | first kill replaying | violated | shrunk | replays |'; echo '|---|---|---|---|---|---|'; \
+	awk 'function row() { if (v == "") return; if (kill == "") printf "| %s | %s | survived | | | |\n", v, (first ? first : "-"); \
+			else printf "| %s | %s | %s |\n", v, first, kill } \
+		/^== / { row(); v = $$2; first = 0; kill = ""; next } \
+		/^FAIL / { match($$0, /\(schedule [0-9]+/); i = substr($$0, RSTART + 10, RLENGTH - 10) + 0; if (!first || i < first) first = i; \
+			match($$0, /[0-9]+ steps -> [0-9]+/); st = substr($$0, RSTART, RLENGTH); sub(/ steps/, "", st); \
+			match($$0, /replayed [0-9]+\/[0-9]+/); rp = substr($$0, RSTART + 9, RLENGTH - 9); split(rp, h, "/"); \
+			inv = $$2; gsub(/\+/, ", ", inv); if (h[1] == h[2]) kill = i " | " inv " | " st " | " rp } \
+		END { row() }' results/explore-kills.txt; } > results/explore-kills.md; cat results/explore-kills.md
