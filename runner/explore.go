@@ -86,7 +86,7 @@ type exploration struct {
 	mu     sync.Mutex
 	found  []found
 	errors []string
-	next   atomic.Int64  // the next schedule index the loop hands out, across resumed loops
+	next   int           // the next schedule index the loop hands out, across resumed loops
 	cut    []int         // schedule indices a loop's end cut short, run first by the next loop
 	looped time.Duration // wall time spent running schedules, shrinking excluded
 	shrunk int           // e.found[:shrunk] were grouped and shrunk by an earlier failures call
@@ -128,7 +128,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 	e.failures(ctx)
 	for e.o.StopAtFirst && e.o.Shrink > 0 && e.x.Stopped == "first failure" && !e.replayed() && ctx.Err() == nil {
 		e.x.Resumed++
-		e.log.Info("explore: the first failure does not replay every time; going on", "from", e.next.Load())
+		e.log.Info("explore: the first failure does not replay every time; going on", "from", e.next)
 		e.loop(ctx)
 		e.failures(ctx)
 	}
@@ -213,7 +213,8 @@ func (e *exploration) take() (int, bool) {
 		e.cut = e.cut[:n-1]
 		return i, true
 	}
-	i := int(e.next.Add(1)) - 1
+	i := e.next
+	e.next++
 	if s := e.o.Shard; s != nil {
 		i = i*s.N + s.K
 	}

@@ -52,11 +52,12 @@ func newReport(c config, d *driver, rs []result, examined map[string]string) rep
 	}
 	for _, x := range rs {
 		r.Counts[x.Status]++
-		r.Mutants = append(r.Mutants, jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
-			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds})
+		m := jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
+			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds}
 		if x.Status == survived {
-			r.Mutants[len(r.Mutants)-1].Why = examined[x.ID]
+			m.Why = examined[x.ID]
 		}
+		r.Mutants = append(r.Mutants, m)
 	}
 	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness]
 	if n := k + r.Counts[survived]; n > 0 {

@@ -13,9 +13,10 @@ import (
 	"github.com/fencebench/fencebench/internal/mutate"
 )
 
-// readEquivalent reads the equivalence file: one mutant id a line followed by "# why", blank
-// lines and lines starting with # aside. It returns each id with its why. A missing file is
-// no judgement unless required.
+// readJudged reads a file of mutants a person judged (the equivalence file, the survivors
+// file): one mutant id a line followed by "# why", blank lines and lines starting with #
+// aside; what names the why in the error for a line without one. It returns each id with
+// its why. A missing file is no judgement unless required.
 func readJudged(path string, required bool, what string) (map[string]string, error) {
 	out := map[string]string{}
 	f, err := os.Open(path)
