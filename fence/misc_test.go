@@ -122,3 +122,68 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("on a lying store the zombie got %v; the protocol should be unable to fence it", err)
 	}
 }
+
+// Every conditional write classifies a configuration error the same way: the call returns
+// it bare (neither fenced, retryable nor an identity problem), the instance is not fenced,
+// and the same call succeeds once the configuration is fixed.
+func TestConfigErrorAtEveryWrite(t *testing.T) {
+	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+	bare := func(t *testing.T, f *Fence, what string, err error) {
+		t.Helper()
+		if !errors.Is(err, store.ErrConfig) || IsFenced(err) || IsRetryable(err) || errors.Is(err, ErrIdentity) {
+			t.Fatalf("%s: got %v, want a bare configuration error", what, err)
+		}
+		if f.Fenced() {
+			t.Fatalf("%s: a configuration error fenced the instance", what)
+		}
+	}
+	w := newWorld(t, backends()[0])
+
+	// The claim's create.
+	a, as := w.fence("a", 5, true, Correct)
+	as.on("put-if-absent", "", fail).Err(cfgErr)
+	bare(t, a, "claim create", a.Claim(w.ctx))
+	mustOK(t, "claim once fixed", a.Claim(w.ctx))
+
+	// The equal-term arbitration's CAS: a new instance of a re-adopts its key.
+	again, ags := w.fence("a", 5, true, Correct)
+	ags.on("put-if-match", "", fail).Err(cfgErr)
+	bare(t, again, "re-adoption CAS", again.Claim(w.ctx))
+	mustOK(t, "re-adoption once fixed", again.Claim(w.ctx))
+
+	// The transfer's write and the revert's.
+	ags.on("put-if-match", "", fail).Err(cfgErr)
+	bare(t, again, "transfer", again.Transfer(w.ctx, "t"))
+	if again.Transferred() {
+		t.Fatal("a transfer that failed on a configuration error counts as transferred")
+	}
+	mustOK(t, "transfer once fixed", again.Transfer(w.ctx, "t"))
+	ags.on("put-if-match", "", fail).Err(cfgErr)
+	resumed, err := again.Revert(w.ctx)
+	bare(t, again, "revert", err)
+	if resumed {
+		t.Fatal("a revert that failed on a configuration error resumed")
+	}
+	if resumed, err := again.Revert(w.ctx); !resumed || err != nil {
+		t.Fatalf("revert once fixed: resumed %v, %v; want resumed", resumed, err)
+	}
+}
+
+// A transfer to an allocation the fence body cannot record is refused before any write: an
+// empty id, or one holding the body's separator.
+func TestTransferRefusesBadTarget(t *testing.T) {
+	w := newWorld(t, backends()[0])
+	a, as := w.owner("a", 5, true, Correct)
+	writes := 0
+	as.on("put-if-match", "", pass).Times(-1).Do(func() { writes++ })
+	for _, target := range []string{"", "t|x", "|"} {
+		err := a.Transfer(w.ctx, target)
+		if err == nil || IsFenced(err) || IsRetryable(err) || errors.Is(err, ErrTransferred) {
+			t.Errorf("transfer to %q: got %v, want a refusal that is no protocol outcome", target, err)
+		}
+	}
+	if writes != 0 || a.Transferred() {
+		t.Fatalf("refused transfers wrote %d times, transferred %v", writes, a.Transferred())
+	}
+	mustOK(t, "transfer to a good target", a.Transfer(w.ctx, "t"))
+}

@@ -23,6 +23,7 @@ const (
 	killed    = "killed"
 	timedOut  = "killed-by-timeout"
 	harness   = "killed-by-harness"
+	testKill  = "killed-by-test"
 	survived  = "survived"
 	equiv     = "equivalent"
 	invalid   = "invalid"
@@ -102,6 +103,20 @@ func (d *driver) baseline(ctx context.Context) error {
 		return fmt.Errorf("the unmutated exploration exits %d, want 0; no mutant can be judged against it\n%s", code, out)
 	}
 	d.logf("the unmutated exploration passed in %s", d.baseDur.Round(time.Millisecond))
+	if len(d.c.test) > 0 {
+		for _, p := range d.c.pkgs {
+			d.logf("testing the unmutated %s: %s", p, strings.Join(d.c.test, " "))
+			failed, timeout, out, err := d.test(ctx, work, "./"+filepath.ToSlash(p))
+			switch {
+			case err != nil:
+				return fmt.Errorf("the unmutated tests of %s did not run: %v", p, err)
+			case timeout:
+				return fmt.Errorf("the unmutated tests of %s outlived --timeout %s", p, d.c.timeout)
+			case failed:
+				return fmt.Errorf("the unmutated tests of %s fail; no mutant can be judged by them\n%s", p, out)
+			}
+		}
+	}
 	if d.c.timeout < 2*d.baseDur {
 		d.logf("warning: --timeout %s is under twice the unmutated exploration's time; slow mutants may count as killed-by-timeout", d.c.timeout)
 	}
@@ -157,6 +172,45 @@ func (d *driver) explore(ctx context.Context, work string) (int, bool, string, e
 		return -1, false, "", err
 	}
 	return cmd.ProcessState.ExitCode(), false, tail(buf.String()), nil
+}
+
+// test runs the tests of pkg (a ./ path in the module) with the overlay build wrote into
+// work, and returns whether they failed, whether they outlived the timeout, and the tail of
+// their output.
+func (d *driver) test(ctx context.Context, work, pkg string) (bool, bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.c.timeout)
+	defer cancel()
+	args := append(append([]string{}, d.c.test[1:]...), "-overlay", filepath.Join(work, "overlay.json"), pkg)
+	cmd := exec.CommandContext(ctx, d.c.test[0], args...)
+	cmd.Dir = d.dir
+	cmd.WaitDelay = 10 * time.Second
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true, true, tail(buf.String()), nil
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return false, false, "", err
+	}
+	return err != nil, false, firstFailure(buf.String()), nil
+}
+
+// firstFailure is the part of a test run's output that says what failed: from the first
+// "--- FAIL" (or a panic) on, cut to the length of a tail.
+func firstFailure(s string) string {
+	for _, mark := range []string{"--- FAIL", "panic:"} {
+		if i := strings.Index(s, mark); i >= 0 {
+			s = s[i:]
+			break
+		}
+	}
+	const n = 2000
+	if s = strings.TrimSpace(s); len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 // tail is the end of a command's output, enough to say why it failed.

@@ -19,7 +19,14 @@
 //     counted as a kill, since the unmutated bench explored without one;
 //   - any other exit: error, not scored.
 //
-// The score is killed (timeouts and harness kills included) / (killed + survived). A survivor a
+// With --test, a mutant the exploration did not kill then meets the tests of the package it
+// mutates (go test -overlay with the same mutated file): when they fail, or outlive
+// --timeout, it is killed-by-test. The unmutated packages' tests must pass first. A kill by
+// test shows what the bench's verification as a whole notices; the exploration's own power
+// is reported beside it as the exploration score, which counts those mutants as survivors.
+//
+// The score is killed (timeouts, harness and test kills included) / (killed + survived); the
+// exploration score leaves the test kills out of the numerator. A survivor a
 // person examined is listed, with its reason, in the survivors file (--survivors): it still
 // counts as survived, and mutate.txt shows the reason beside it (why the exploration cannot
 // tell it apart: a liveness-only change, a defence another check backs up, a branch only a
@@ -63,6 +70,7 @@ type config struct {
 	main       string
 	build      []string
 	explore    []string
+	test       []string // the test command, "" for no test stage
 	timeout    time.Duration
 	jobs       int
 	max        int
@@ -93,7 +101,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	build := fs.String("build", "go build", "the build command; -overlay, -trimpath, -o and --main are appended")
 	explore := fs.String("explore", "explore --stack sim --variant correct --schedules 300 --seed 1",
 		"the exploration: split on spaces and appended after the built binary")
-	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long one exploration may run")
+	test := fs.String("test", "", "the tests that judge a mutant the exploration did not kill, split on spaces; -overlay "+
+		"and the mutated package are appended (e.g. \"go test -count=1 -vet=off\"); empty: no test stage")
+	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long one exploration, or one package's tests, may run")
 	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
 	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
 	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")
@@ -119,7 +129,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 			c.pkgs = append(c.pkgs, p)
 		}
 	}
-	c.build, c.explore = strings.Fields(*build), strings.Fields(*explore)
+	c.build, c.explore, c.test = strings.Fields(*build), strings.Fields(*explore), strings.Fields(*test)
 	var err error
 	c.only, err = regexp.Compile(*only)
 	switch {

@@ -226,6 +226,45 @@ func TestExaminedSurvivorsStillCount(t *testing.T) {
 	}
 }
 
+// With --test, a survivor of the exploration meets the mutated package's tests: one they
+// catch is killed-by-test and counts in the score but not in the exploration's own score; one
+// they miss stays a survivor; unmutated tests that fail stop the run before any mutant.
+func TestTestStage(t *testing.T) {
+	mod := tinyModule(t)
+	test := "package lib\n\nimport \"testing\"\n\nfunc TestHundred(t *testing.T) {\n\tif Code(100) != 0 {\n\t\tt.Fatal(\"Code(100) is not 0\")\n\t}\n}\n"
+	if err := os.WriteFile(filepath.Join(mod, "lib", "lib_test.go"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	only := `^lib/lib.go:(7:\d+:(negate-cond|and-or)|10:\d+:flip-cmp)$`
+	code, rep, txt := runTiny(t, mod, "--only", only, "--test", "go test -count=1 -vet=off")
+	want := map[string]string{
+		"7:negate-cond": killed,   // the exploration catches it; the tests never run
+		"7:and-or":      survived, // debug || n == 7: neither n = 3 nor n = 100 meets it
+		"10:flip-cmp":   testKill, // n >= 100: Code(100) is 2
+	}
+	if got := statusByLine(rep); len(got) != len(want) || got["7:negate-cond"] != want["7:negate-cond"] ||
+		got["7:and-or"] != want["7:and-or"] || got["10:flip-cmp"] != want["10:flip-cmp"] {
+		t.Fatalf("statuses %v, want %v", got, want)
+	}
+	if rep.Score == nil || *rep.Score != 2.0/3 || rep.ExploreScore == nil || *rep.ExploreScore != 1.0/3 || code != exitFail {
+		t.Errorf("score %v, exploration alone %v, exit %d; want 2/3, 1/3 and %d",
+			ptrVal(rep.Score), ptrVal(rep.ExploreScore), code, exitFail)
+	}
+	for _, s := range []string{"Killed by test", "--- FAIL: TestHundred", "exploration alone 0.333"} {
+		if !strings.Contains(txt, s) {
+			t.Errorf("mutate.txt lacks %q:\n%s", s, txt)
+		}
+	}
+	// Tests that fail on the unmutated package: no mutant can be judged by them.
+	broken := strings.Replace(test, "Code(100) != 0", "Code(100) != 1", 1)
+	if err := os.WriteFile(filepath.Join(mod, "lib", "lib_test.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runTiny(t, mod, "--only", only, "--test", "go test -count=1 -vet=off"); code != exitHarness {
+		t.Errorf("failing unmutated tests: exit %d, want %d", code, exitHarness)
+	}
+}
+
 func TestRefusals(t *testing.T) {
 	mod := tinyModule(t)
 	noWhy := filepath.Join(mod, "nowhy.txt")

@@ -10,7 +10,7 @@ import (
 )
 
 // statuses in the order reports list them.
-var statuses = []string{killed, timedOut, harness, survived, equiv, invalid, errStatus}
+var statuses = []string{killed, timedOut, harness, testKill, survived, equiv, invalid, errStatus}
 
 // report is mutate.json.
 type report struct {
@@ -18,14 +18,18 @@ type report struct {
 	Packages        []string       `json:"packages"`
 	Main            string         `json:"main"`
 	Explore         string         `json:"explore"`
+	Test            string         `json:"test,omitempty"`
 	TimeoutSeconds  float64        `json:"timeout_seconds"`
 	BaselineSeconds float64        `json:"baseline_explore_seconds"`
 	Counts          map[string]int `json:"counts"`
-	// Score is (killed + killed-by-timeout + killed-by-harness) / (that + survived); absent when
-	// nothing was scored.
-	Score   *float64     `json:"score,omitempty"`
-	Min     float64      `json:"min"`
-	Mutants []jsonResult `json:"mutants"`
+	// Score is (killed + killed-by-timeout + killed-by-harness + killed-by-test) / (that +
+	// survived); absent when nothing was scored.
+	Score *float64 `json:"score,omitempty"`
+	// ExploreScore is the same without the test kills in the numerator: what the exploration
+	// alone noticed. It equals Score when there was no test stage.
+	ExploreScore *float64     `json:"explore_score,omitempty"`
+	Min          float64      `json:"min"`
+	Mutants      []jsonResult `json:"mutants"`
 }
 
 type jsonResult struct {
@@ -46,6 +50,7 @@ type jsonResult struct {
 
 func newReport(c config, d *driver, rs []result, examined map[string]string) report {
 	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
+		Test:           strings.Join(c.test, " "),
 		TimeoutSeconds: c.timeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
 	for _, s := range statuses {
 		r.Counts[s] = 0
@@ -60,9 +65,9 @@ func newReport(c config, d *driver, rs []result, examined map[string]string) rep
 		r.Mutants = append(r.Mutants, m)
 	}
 	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness]
-	if n := k + r.Counts[survived]; n > 0 {
-		s := float64(k) / float64(n)
-		r.Score = &s
+	if n := k + r.Counts[testKill] + r.Counts[survived]; n > 0 {
+		s, e := float64(k+r.Counts[testKill])/float64(n), float64(k)/float64(n)
+		r.Score, r.ExploreScore = &s, &e
 	}
 	return r
 }
@@ -87,16 +92,25 @@ func (r report) summary() string {
 		fmt.Fprintf(&b, " no mutant scored (minimum %.2f)", r.Min)
 	} else {
 		fmt.Fprintf(&b, " score %.3f (minimum %.2f)", *r.Score, r.Min)
+		if r.Test != "" {
+			fmt.Fprintf(&b, ", exploration alone %.3f", *r.ExploreScore)
+		}
 	}
 	return b.String()
 }
 
 func (r report) text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s)\n\n", strings.Join(r.Packages, ", "),
+	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s)\n", strings.Join(r.Packages, ", "),
 		r.Explore, time.Duration(r.TimeoutSeconds*float64(time.Second)))
-	b.WriteString(r.summary() + "\n")
-	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness) / (those + survived)\n")
+	if r.Test != "" {
+		fmt.Fprintf(&b, "survivors of the exploration then tested by %q on the mutated package\n", r.Test)
+	}
+	b.WriteString("\n" + r.summary() + "\n")
+	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness + killed-by-test) / (those + survived)\n")
+	if r.Test != "" {
+		b.WriteString("exploration alone = (killed + killed-by-timeout + killed-by-harness) / (those + killed-by-test + survived)\n")
+	}
 	n := 0
 	for _, m := range r.Mutants {
 		if m.Status == survived && m.Why != "" {
@@ -106,6 +120,7 @@ func (r report) text() string {
 	r.list(&b, survived, fmt.Sprintf("Survivors (examined: %d): the exploration passed with these changes", n))
 	r.list(&b, timedOut, "Killed by timeout: the exploration did not finish")
 	r.list(&b, harness, "Killed by the harness: the exploration ended with harness errors (exit 255)")
+	r.list(&b, testKill, "Killed by test: the exploration passed, the mutated package's tests failed")
 	r.list(&b, errStatus, "Errors: the exploration ended neither 0 nor 1")
 	return b.String()
 }
@@ -131,8 +146,15 @@ func (r report) list(b *strings.Builder, status, title string) {
 			}
 			fmt.Fprintf(b, "  why: %s\n", why)
 		}
-		if m.Detail != "" && status == errStatus {
-			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(m.Detail, "\n", "\n  "))
+		detail := m.Detail
+		if status == testKill {
+			// The first failure's first lines say which test noticed it, and why.
+			if lines := strings.SplitN(detail, "\n", 5); len(lines) > 4 {
+				detail = strings.Join(lines[:4], "\n") + "\n…"
+			}
+		}
+		if detail != "" && (status == errStatus || status == testKill) {
+			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(detail, "\n", "\n  "))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -96,6 +97,17 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 		if r.Status == "" {
 			r.Status, r.Detail = errStatus, fmt.Sprintf("exit %d\n%s", code, out)
 		}
+	}
+	if r.Status != survived || len(d.c.test) == 0 {
+		return r
+	}
+	// The exploration passed: the mutated package's own tests get their turn.
+	failed, _, out, err := d.test(ctx, work, "./"+path.Dir(m.File))
+	switch {
+	case err != nil:
+		r.Status, r.Detail = errStatus, err.Error()
+	case failed:
+		r.Status, r.Detail = testKill, out
 	}
 	return r
 }

@@ -1,0 +1,44 @@
+package writers
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fencebench/fencebench/store"
+)
+
+// metadataGetFailing fails the first n reads of a translog metadata file with a 500: the
+// outcome of a read the store did not answer.
+type metadataGetFailing struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (m *metadataGetFailing) Get(ctx context.Context, key string) (store.Object, error) {
+	if strings.Contains(key, "/translog/metadata/metadata__") && m.n.Add(-1) >= 0 {
+		return store.Object{}, &store.Error{Op: "get", Key: key, Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
+	}
+	return m.Store.Get(ctx, key)
+}
+
+// A restore read whose metadata read fails is retried, never taken as an empty restore
+// point: the new primary starts from every op its predecessor acknowledged.
+func TestRestoreReadRetriesAFailedMetadataRead(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	failing := &metadataGetFailing{Store: r.st}
+	failing.n.Store(2)
+	b := r.add("b", failing)
+	r.promote(b, 4)
+	r.submit(b, 5)
+	r.waitAcked(b, 5)
+	r.requireDurable(r.audit())
+	if left := failing.n.Load(); left >= 0 {
+		t.Fatalf("the restore read met %d of its 2 injected failures", 2-left)
+	}
+}
