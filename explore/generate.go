@@ -86,7 +86,10 @@ func variantNames() []string {
 // gen is the state of one draw: the random source, the swarm's weights and what the steps
 // drawn so far did to the writers.
 type gen struct {
-	r        *rand.Rand
+	r *rand.Rand
+	// reads draws the faults on a promoted copy's first reads (see readFault): a stream of
+	// its own, so that adding them left every other draw of a seed as it was.
+	reads    *rand.Rand
 	o        GenOptions
 	seed     uint64
 	weights  map[string]int // enabled kinds and their weights
@@ -112,7 +115,8 @@ type gen struct {
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), o: o, seed: seed,
+	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
+		o: o, seed: seed,
 		events: map[string][]string{}}
 }
 
@@ -154,6 +158,9 @@ func (g *gen) scenario() *scenarios.Scenario {
 	}
 	if len(g.steps) == 0 {
 		g.steps = append(g.steps, g.latencyFallback())
+	}
+	if rf, ok := g.readFault(g.steps); ok && len(g.steps) < maxSteps {
+		g.steps = append(g.steps, rf)
 	}
 	for i := range g.steps {
 		g.steps[i].Index = i

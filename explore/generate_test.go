@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,6 +212,51 @@ func TestGenerateShapes(t *testing.T) {
 	for _, s := range shapeNames {
 		if seen[s] < 10 {
 			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
+		}
+	}
+}
+
+// Some schedules fault the first reads of a file kind on a standby they promote or recover,
+// from the start, and the rule names the files, never their listing; the rest of such a
+// schedule is what the seed drew without it.
+func TestGenerateReadFaults(t *testing.T) {
+	kinds := map[string]int{}
+	for seed := uint64(1); seed <= 2000; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rf *scenarios.Step
+		for i, st := range sc.Steps {
+			if st.Action == scenarios.HTTP && strings.Contains(st.Params.Rule.Name, "-first-") {
+				rf = &sc.Steps[i]
+			}
+		}
+		if rf == nil {
+			continue
+		}
+		r := rf.Params.Rule
+		kinds[r.Key]++
+		if rf.Trigger != scenarios.TriggerAt || rf.At != 0 || r.Method != "GET" || r.Nth != 1 {
+			t.Fatalf("seed %d: read fault %+v, want a GET rule from the start on the first read", seed, *rf)
+		}
+		if strings.HasSuffix(r.Key, "metadata__*") {
+			t.Fatalf("seed %d: read fault key %q also matches the prefix's listing", seed, r.Key)
+		}
+		reached := false
+		for _, st := range sc.Steps {
+			reached = reached || (st.Action == scenarios.Promote || st.Action == scenarios.Recover) && st.Params.Writer == rf.Params.Writer
+		}
+		if !reached {
+			t.Fatalf("seed %d: read fault on %s, which the schedule neither promotes nor recovers:\n%s", seed, rf.Params.Writer, sc.Raw)
+		}
+	}
+	if len(kinds) != 4 {
+		t.Fatalf("read faults by key %v, want all four kinds of file", kinds)
+	}
+	for k, n := range kinds {
+		if n < 10 {
+			t.Errorf("only %d of 2000 schedules fault the first reads of %s", n, k)
 		}
 	}
 }

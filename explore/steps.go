@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -154,6 +155,44 @@ func (g *gen) promote(int) ([]scenarios.Step, bool) {
 	g.primary = w
 	g.events[w] = append(g.events[w], "promoted", "restore-read", "hydrated")
 	return []scenarios.Step{st}, true
+}
+
+// readFault sometimes puts a rule, from the start, on the path of a standby the schedule
+// promotes or recovers, that hits its first reads of one kind of file (translog metadata,
+// .tlog, segment reference sets, segment data): the reads of the restore point it starts its
+// term from, of its hydration, or of its recovery. A restore read that took a failed read
+// for an empty one would start the new term without the ops its predecessor acknowledged,
+// and the other request rules, spread over every request, meet those few reads too seldom.
+// It is drawn from a stream of its own after the rest of the schedule, so the other draws of
+// a seed stay as they were; a shape that is the whole schedule gets none.
+func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
+	var ws []string
+	for _, st := range steps {
+		if st.Action == scenarios.Promote || st.Action == scenarios.Recover {
+			ws = append(ws, st.Params.Writer)
+		}
+	}
+	if g.sole || len(ws) == 0 || g.reads.Float64() >= 0.2 {
+		return scenarios.Step{}, false
+	}
+	w := ws[g.reads.IntN(len(ws))]
+	// The files themselves: "?" keeps the listings of the metadata prefixes out of the rule.
+	fam := []family{{"metadata", "*/translog/metadata/metadata__?*", nil}, families[2],
+		{"segment-metadata", "*/segments/metadata/metadata__?*", nil}, families[3]}[g.reads.IntN(4)]
+	acts := []string{"status-500", "status-503", string(faults.DropResponse), string(faults.Delay)}
+	act := acts[g.reads.IntN(len(acts))]
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("%s-first-%s-read-%d", act, fam.name, g.rules), Key: fam.key, Method: "GET",
+		Nth: 1, Count: 1 + g.reads.IntN(2)}
+	switch act {
+	case "status-500", "status-503":
+		r.Action, r.Status = faults.SyntheticStatus, map[string]int{"status-500": 500, "status-503": 503}[act]
+	case string(faults.Delay):
+		r.Action, r.Delay = faults.Delay, time.Duration(10+g.reads.IntN(50))*10*time.Millisecond
+	default:
+		r.Action = faults.Action(act)
+	}
+	return scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}, true
 }
 
 func (g *gen) newTerm() int64 {
