@@ -119,3 +119,37 @@ func TestRelocationVariantsThatStopServing(t *testing.T) {
 		t.Fatalf("target-refuses-empty-shard: %+v, stand-downs %v; want the target given up, the source resumed", res, sd)
 	}
 }
+
+// A relocation abandoned while its target prehydrates (the caller's context ends) releases
+// the target: a standby again, not stood down, so a later promotion may take it; the source
+// never stopped serving.
+func TestAbandonedPrehydrationReleasesTheTarget(t *testing.T) {
+	r := memRig(t, nil)
+	hold := newHold(r.st, func(op, key string) bool { return op == "list" && strings.Contains(key, "/segments/metadata/") })
+	a, tg := r.add("a", nil), r.add("t", hold)
+	r.promote(a, 3)
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	hold.arm()
+	rctx, cancel := context.WithCancel(ctx(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Relocate(rctx, tg, RelocateOptions{Prehydrate: true})
+		done <- err
+	}()
+	hold.waitHit(t)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("abandoned relocation: %v, want the context's end", err)
+	}
+	if tg.State() != StateStandby || a.State() != StateActive {
+		t.Fatalf("target %s, source %s; want a standby target and an active source", tg.State(), a.State())
+	}
+	if n := len(r.events(history.StandDown, "t")); n != 0 {
+		t.Fatalf("the released target recorded %d stand-downs", n)
+	}
+	r.submit(a, 3)
+	r.waitAcked(a, 3)
+	r.promote(tg, 4)
+}

@@ -1,9 +1,11 @@
 package writers
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
@@ -150,5 +152,30 @@ func TestRecoveryFollowsTheTwin(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A recovery named no source starts from the copy holding the highest term, wherever it
+// stands among the writers: a superseded copy that still believes it is primary (paused
+// before it learned) is passed over, so the first attempt succeeds.
+func TestRecoveryStartsFromTheHighestTerm(t *testing.T) {
+	r := memRig(t, nil)
+	a, b, c := r.add("a", nil), r.add("b", nil), r.add("c", nil)
+	r.promote(a, 3)
+	r.submit(a, 5)
+	r.waitAcked(a, 5)
+	a.Pause()
+	defer a.Resume()
+	r.promote(b, 4)
+	r.submit(b, 5)
+	r.waitAcked(b, 5)
+	rctx, cancel := context.WithTimeout(ctx(t), 5*time.Second)
+	defer cancel()
+	rc, err := c.Recover(rctx, nil)
+	if err != nil {
+		t.Fatalf("recovery beside a paused, superseded a: %v", err)
+	}
+	if rc.Source != "b" || rc.Attempts != 1 {
+		t.Fatalf("recovery from %s in %d attempts; want from b (term 4) at once", rc.Source, rc.Attempts)
 	}
 }

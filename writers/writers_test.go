@@ -110,6 +110,20 @@ func TestRelocation(t *testing.T) {
 		r.requireDurable(r.audit())
 	})
 
+	// A handoff message that is only late (within the answer timeout) still hands off.
+	t.Run("late-message", func(t *testing.T) {
+		r := memRig(t, nil)
+		a, b := r.add("a", nil), r.add("b", nil)
+		r.promote(a, 3)
+		r.submit(a, 5)
+		r.waitAcked(a, 5)
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{MessageDelay: 30 * time.Millisecond, AnswerTimeout: 5 * time.Second})
+		if err != nil || !res.HandedOff || !b.BelievesPrimary() {
+			t.Fatalf("relocate with a late message: %+v, %v, target %s; want handed off", res, err, b.State())
+		}
+		r.requireDurable(r.audit())
+	})
+
 	t.Run("aborted-before-target-writes", func(t *testing.T) {
 		r := minioRig(t, nil)
 		a, b := r.add("a", nil), r.add("b", nil)
@@ -161,8 +175,10 @@ func TestRelocation(t *testing.T) {
 		if sd := r.events(history.StandDown, "a"); len(sd) != 1 {
 			t.Fatalf("got %d StandDown events, want 1", len(sd))
 		}
-		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.Fail {
-			t.Fatalf("revert events %+v; want one refused revert", rv)
+		// The refused revert records the fence's own reason, which names the adoption.
+		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.Fail ||
+			!strings.Contains(rv[0].Err, "the target adopted") {
+			t.Fatalf("revert events %+v; want one refused revert giving the fence's reason", rv)
 		}
 		if b.State() != StateActive || len(r.events(history.Fenced, "")) != 0 {
 			t.Fatalf("target is %s; fenced events %v", b.State(), r.events(history.Fenced, ""))
@@ -216,14 +232,40 @@ func TestSegmentsRoundTrip(t *testing.T) {
 	if ok, err := b.Refresh(ctx(t)); err != nil || !ok {
 		t.Fatalf("new owner refresh: %v %v", ok, err)
 	}
+	segFiles := func() []string {
+		es, err := r.st.List(ctx(t), r.c.cfg.Shard.SegmentDataPrefix())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range es {
+			keys = append(keys, e.Key)
+		}
+		return keys
+	}
+	for _, k := range latest {
+		if !slices.Contains(segFiles(), k) {
+			t.Fatalf("hydrated file %s vanished", k)
+		}
+	}
+	// Once b's own reference sets have moved past the set it hydrated, its collection
+	// deletes what that set named: the hydrated set is one b knows, or its files leak.
+	for range 2 {
+		if ok, err := b.Refresh(ctx(t)); err != nil || !ok {
+			t.Fatalf("new owner refresh: %v %v", ok, err)
+		}
+	}
+	if n, err := b.GC(ctx(t)); err != nil || n != 6 {
+		t.Fatalf("b's gc deleted %d (%v), want 6: the 4 files it hydrated and the 2 of its first refresh", n, err)
+	}
+	for _, k := range segFiles() {
+		if slices.Contains(latest, k) {
+			t.Fatalf("hydrated file %s survived b's collection", k)
+		}
+	}
 	au := r.audit()
 	if len(au.SegmentMetadata) == 0 || !strings.Contains(au.SegmentMetadata[0], invert(2)) {
 		t.Fatalf("latest reference set %v, want b's at term 2", au.SegmentMetadata)
-	}
-	for _, k := range latest {
-		if !slices.Contains(au.SegmentFiles, k) {
-			t.Fatalf("hydrated file %s vanished", k)
-		}
 	}
 }
 
