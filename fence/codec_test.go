@@ -71,6 +71,13 @@ func TestCodecRoundTrip(t *testing.T) {
 	if err != nil || got != c {
 		t.Fatalf("Decode: got %+v, %v want %+v", got, err, c)
 	}
+	// Zero is a valid shard, term and seq: the first term's key, at its creation.
+	zero := Content{IndexUUID: "i", AllocationID: "a", NodeID: "n"}
+	if b, err := Encode(zero); err != nil {
+		t.Fatal(err)
+	} else if got, err := Decode(b); err != nil || got != zero {
+		t.Fatalf("Decode(%s): got %+v, %v want %+v", b, got, err, zero)
+	}
 }
 
 func TestEncodeRefusesPipe(t *testing.T) {
@@ -86,7 +93,7 @@ func TestEncodeRefusesPipe(t *testing.T) {
 func TestDecodeRejectsIsIdentityNotFenced(t *testing.T) {
 	for _, b := range []string{
 		"", "v1", "v2|i|0|1|a|n|0", "v1|i|0|1|a|n", "v1|i|0|1|a|n|0|x", "v1|i|x|1|a|n|0",
-		"v1|i|0|-1|a|n|0", "v1|i|0|1|a|n|seq", "garbage",
+		"v1|i|0|-1|a|n|0", "v1|i|-1|1|a|n|0", "v1|i|0|1|a|n|-1", "v1|i|0|1|a|n|seq", "garbage",
 	} {
 		_, err := Decode([]byte(b))
 		if !errors.Is(err, ErrIdentity) || errors.Is(err, ErrFenced) {

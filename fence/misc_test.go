@@ -187,3 +187,18 @@ func TestTransferRefusesBadTarget(t *testing.T) {
 	}
 	mustOK(t, "transfer to a good target", a.Transfer(w.ctx, "t"))
 }
+
+// A protocol outcome wraps its sentinel and, when there is one, the store error behind it:
+// both answer errors.Is and errors.As.
+func TestErrorUnwrapsBoth(t *testing.T) {
+	cause := &store.Error{Op: "put", Key: "k", Kind: store.ErrPreconditionFailed, Status: 412}
+	e := error(&Error{Kind: ErrFenced, Op: "advance", Key: "k", Reason: "lost the CAS", Err: cause})
+	var se *store.Error
+	if !errors.Is(e, ErrFenced) || !errors.Is(e, store.ErrPreconditionFailed) || !errors.As(e, &se) || se.Status != 412 {
+		t.Fatalf("%v: does not unwrap to both its kind and its store error", e)
+	}
+	bare := error(&Error{Kind: ErrRetryable, Op: "claim", Key: "k", Reason: "unknown"})
+	if !errors.Is(bare, ErrRetryable) || errors.Is(bare, ErrFenced) || errors.As(bare, &se) {
+		t.Fatalf("%v: want only its kind", bare)
+	}
+}
