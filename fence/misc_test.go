@@ -202,3 +202,20 @@ func TestErrorUnwrapsBoth(t *testing.T) {
 		t.Fatalf("%v: want only its kind", bare)
 	}
 }
+
+// A revert whose write outcome is unknown and whose read-back fails too is retryable: it
+// neither resumes nor stands down, and the next revert settles it.
+func TestRevertUnknownOutcomeIsRetryable(t *testing.T) {
+	w := newWorld(t, backends()[0])
+	a, as := w.owner("a", 5, true, Correct)
+	mustOK(t, "transfer", a.Transfer(w.ctx, "t"))
+	as.on("put-if-match", "", drop)
+	as.on("get", "", fail).Err(injectedAmbiguous("get", w.key(5)))
+	resumed, err := a.Revert(w.ctx)
+	if resumed || !IsRetryable(err) || a.Fenced() {
+		t.Fatalf("revert with an unknown outcome: resumed %v, %v, fenced %v; want retryable", resumed, err, a.Fenced())
+	}
+	if resumed, err := a.Revert(w.ctx); !resumed || err != nil {
+		t.Fatalf("the next revert: resumed %v, %v; want resumed", resumed, err)
+	}
+}

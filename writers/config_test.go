@@ -1,0 +1,84 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
+)
+
+// A cluster refuses a shard its keys could not name: a prefix that is not a folder, an
+// index UUID that is empty or holds a key or body separator, a negative shard id.
+func TestClusterRefusesABadShard(t *testing.T) {
+	good := Shard{Prefix: "run/", IndexUUID: "u", ID: 0}
+	if _, err := NewCluster(Config{Shard: good, Recorder: history.NewRecorder()}); err != nil {
+		t.Fatalf("a good shard: %v", err)
+	}
+	for _, sh := range []Shard{
+		{Prefix: "run", IndexUUID: "u"},
+		{Prefix: "run/", IndexUUID: ""},
+		{Prefix: "run/", IndexUUID: "u/v"},
+		{Prefix: "run/", IndexUUID: "u|v"},
+		{Prefix: "run/", IndexUUID: "u", ID: -1},
+	} {
+		if _, err := NewCluster(Config{Shard: sh, Recorder: history.NewRecorder()}); err == nil {
+			t.Errorf("shard %+v accepted", sh)
+		}
+	}
+}
+
+// A metadata file's name parses only when both its inverted term and generation do.
+func TestMetadataNameNeedsBothNumbers(t *testing.T) {
+	sh := Shard{Prefix: "run/", IndexUUID: "u", ID: 3}
+	key := sh.MetadataKey(2, 7, "x")
+	if _, _, ok := parseMetadataName(key); !ok {
+		t.Fatalf("%s does not parse", key)
+	}
+	term, gen := invert(2), invert(7)
+	for _, bad := range []string{
+		strings.Replace(key, term, "notanumber", 1),
+		strings.Replace(key, gen, "notanumber", 1),
+	} {
+		if _, _, ok := parseMetadataName(bad); ok {
+			t.Errorf("%s parses", bad)
+		}
+	}
+}
+
+// fenceListFailing fails every listing of the fence keys with a configuration error while
+// broken is set.
+type fenceListFailing struct {
+	store.Store
+	broken atomic.Bool
+}
+
+func (f *fenceListFailing) List(ctx context.Context, prefix string) ([]store.Entry, error) {
+	if f.broken.Load() && isFenceList("list", prefix) {
+		return nil, &store.Error{Op: "list", Key: prefix, Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+	}
+	return f.Store.List(ctx, prefix)
+}
+
+// A promotion refuses term 0, and one that fails for a reason other than a fence's verdict
+// leaves the copy a standby, promotable again.
+func TestPromotionThatFailsLeavesAStandby(t *testing.T) {
+	r := memRig(t, nil)
+	st := &fenceListFailing{Store: r.st}
+	st.broken.Store(true)
+	b := r.add("b", st)
+	err := b.Promote(ctx(t), 2)
+	if err == nil || !errors.Is(err, store.ErrConfig) || b.State() != StateStandby {
+		t.Fatalf("promotion whose store refuses: %v, b is %s; want the store's error and a standby", err, b.State())
+	}
+	st.broken.Store(false)
+	if err := b.Promote(ctx(t), 0); err == nil || b.State() != StateStandby {
+		t.Fatalf("promotion at term 0: %v, b is %s; want refused", err, b.State())
+	}
+	r.promote(b, 2)
+	r.submit(b, 2)
+	r.waitAcked(b, 2)
+}
