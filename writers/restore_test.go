@@ -9,29 +9,44 @@ import (
 	"github.com/fencebench/fencebench/store"
 )
 
-// metadataGetFailing fails the first n reads of a translog metadata file with a 500: the
-// outcome of a read the store did not answer.
+// metadataGetFailing fails the first n reads of a translog metadata file with err, or with
+// a 500 (the outcome of a read the store did not answer) when err is nil.
 type metadataGetFailing struct {
 	store.Store
-	n atomic.Int64
+	n   atomic.Int64
+	err *store.Error
 }
 
 func (m *metadataGetFailing) Get(ctx context.Context, key string) (store.Object, error) {
 	if strings.Contains(key, "/translog/metadata/metadata__") && m.n.Add(-1) >= 0 {
+		if m.err != nil {
+			e := *m.err
+			e.Key = key
+			return store.Object{}, &e
+		}
 		return store.Object{}, &store.Error{Op: "get", Key: key, Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
 	}
 	return m.Store.Get(ctx, key)
 }
 
 // A restore read whose metadata read fails is retried, never taken as an empty restore
-// point: the new primary starts from every op its predecessor acknowledged.
+// point: the new primary starts from every op its predecessor acknowledged. A metadata file
+// that the listing named and the read then did not find (metadata is never deleted) is an
+// unknown state too, read again.
 func TestRestoreReadRetriesAFailedMetadataRead(t *testing.T) {
+	t.Run("500", func(t *testing.T) { restoreReadRetries(t, nil) })
+	t.Run("404", func(t *testing.T) {
+		restoreReadRetries(t, &store.Error{Op: "get", Kind: store.ErrNotFound, Status: 404, Code: "NoSuchKey"})
+	})
+}
+
+func restoreReadRetries(t *testing.T, err *store.Error) {
 	r := memRig(t, nil)
 	a := r.add("a", nil)
 	r.promote(a, 3)
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
-	failing := &metadataGetFailing{Store: r.st}
+	failing := &metadataGetFailing{Store: r.st, err: err}
 	failing.n.Store(2)
 	b := r.add("b", failing)
 	r.promote(b, 4)
