@@ -28,6 +28,22 @@ func (l listFailing) List(ctx context.Context, prefix string) ([]store.Entry, er
 // store itself), and returns the result with the two writers.
 func relocateTo(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool) (*rig, *Writer, *Writer, RelocationResult) {
 	t.Helper()
+	return relocateWith(t, variant, wrap, refresh, RelocateOptions{AnswerTimeout: 2 * time.Second})
+}
+
+// relocateWith is relocateTo with the relocation's options.
+func relocateWith(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions) (*rig, *Writer, *Writer, RelocationResult) {
+	t.Helper()
+	r, a, tg, res, err := relocateRaw(t, variant, wrap, refresh, opts)
+	if err != nil {
+		t.Fatalf("relocate: %v", err)
+	}
+	return r, a, tg, res
+}
+
+// relocateRaw is relocateWith returning the relocation's error instead of failing on it.
+func relocateRaw(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions) (*rig, *Writer, *Writer, RelocationResult, error) {
+	t.Helper()
 	r := memRig(t, func(c *Config) { c.Variant = variant })
 	var tstore store.Store
 	if wrap != nil {
@@ -42,11 +58,8 @@ func relocateTo(t *testing.T, variant fence.Variant, wrap func(store.Store) stor
 	}
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
-	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatalf("relocate: %v", err)
-	}
-	return r, a, tg, res
+	res, err := a.Relocate(ctx(t), tg, opts)
+	return r, a, tg, res, err
 }
 
 // TestTargetGivesUpAFailedHydration: a target whose hydration cannot complete gives the

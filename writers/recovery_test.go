@@ -4,11 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
 )
 
 func TestRecoverSeesAckedOps(t *testing.T) {
@@ -177,5 +179,38 @@ func TestRecoveryStartsFromTheHighestTerm(t *testing.T) {
 	}
 	if rc.Source != "b" || rc.Attempts != 1 {
 		t.Fatalf("recovery from %s in %d attempts; want from b (term 4) at once", rc.Source, rc.Attempts)
+	}
+}
+
+// tlogGetFailing fails the first n reads of .tlog files with a 500.
+type tlogGetFailing struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (f *tlogGetFailing) Get(ctx context.Context, key string) (store.Object, error) {
+	if strings.HasSuffix(key, ".tlog") && f.n.Add(-1) >= 0 {
+		return store.Object{}, &store.Error{Op: "get", Key: key, Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
+	}
+	return f.Store.Get(ctx, key)
+}
+
+// A recovery's snapshot read retries a .tlog read the store did not answer, within the
+// same attempt.
+func TestRecoverySnapshotRetriesARead(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	st := &tlogGetFailing{Store: r.st}
+	st.n.Store(1)
+	c := r.add("c", st)
+	r.promote(a, 1)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	rc, err := c.Recover(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.n.Load() >= 0 || rc.Attempts != 1 || !slices.Equal(rc.Ops, r.acked("a")) {
+		t.Fatalf("recovery %+v (injected failures left %d); want every op at the first attempt, past its failed read", rc, st.n.Load()+1)
 	}
 }
