@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
 )
@@ -81,4 +82,53 @@ func TestPromotionThatFailsLeavesAStandby(t *testing.T) {
 	r.promote(b, 2)
 	r.submit(b, 2)
 	r.waitAcked(b, 2)
+}
+
+// retryable is the writers' one answer to "try the step again?": unknown outcomes and
+// transient answers yes, verdicts and configuration errors no.
+func TestRetryableClassifies(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&store.Error{Kind: store.ErrAmbiguous, Status: 500}, true},
+		{&store.Error{Kind: store.ErrConflict, Status: 409}, true},
+		{context.DeadlineExceeded, true},
+		{&fence.Error{Kind: fence.ErrRetryable, Reason: "unknown"}, true},
+		{&store.Error{Kind: store.ErrConfig, Status: 403}, false},
+		{&store.Error{Kind: store.ErrPreconditionFailed, Status: 412}, false},
+		{&store.Error{Kind: store.ErrNotFound, Status: 404}, false},
+		{&fence.Error{Kind: fence.ErrFenced, Reason: "superseded"}, false},
+		{context.Canceled, false},
+	} {
+		if got := retryable(tc.err); got != tc.want {
+			t.Errorf("retryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// A pause and its resume are each recorded once; resuming a writer that is not paused
+// records nothing.
+func TestResumeRecordsOnce(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	r.promote(a, 1)
+	a.Resume()
+	a.Pause()
+	a.Resume()
+	a.Resume()
+	if p, rs := len(r.events(history.Pause, "a")), len(r.events(history.Resume, "a")); p != 1 || rs != 1 {
+		t.Fatalf("%d pauses and %d resumes recorded; want 1 and 1", p, rs)
+	}
+}
+
+// A restart under an id another writer has is refused.
+func TestRestartRefusesATakenID(t *testing.T) {
+	r := memRig(t, nil)
+	a, b := r.add("a", nil), r.add("b", nil)
+	r.promote(a, 1)
+	a.Crash()
+	if nw, err := a.Restart(ctx(t), b.ID(), 2); err == nil || nw != nil {
+		t.Fatalf("restart as b: %v, %v; want refused", nw, err)
+	}
 }
