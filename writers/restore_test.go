@@ -2,10 +2,13 @@ package writers
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -55,5 +58,31 @@ func restoreReadRetries(t *testing.T, err *store.Error) {
 	r.requireDurable(r.audit())
 	if left := failing.n.Load(); left >= 0 {
 		t.Fatalf("the restore read met %d of its 2 injected failures", 2-left)
+	}
+}
+
+// The auditor's restore read gives up at once on an error no retry can cure (a 403), and
+// records the one attempt; an unknown outcome it reads again.
+func TestAuditRestoreReadGivesUpOnAHarnessError(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	r.promote(a, 3)
+	r.submit(a, 4)
+	r.waitAcked(a, 4)
+	failing := &metadataGetFailing{Store: r.st, err: &store.Error{Op: "get", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}}
+	failing.n.Store(1000)
+	actx, cancel := context.WithTimeout(ctx(t), 10*time.Second)
+	defer cancel()
+	if _, err := r.c.Audit(actx, failing, 0); !errors.Is(err, store.ErrConfig) || actx.Err() != nil {
+		t.Fatalf("audit through a store that refuses the read: %v (context %v); want the 403 at once", err, actx.Err())
+	}
+	if n := len(r.events(history.Audit, AuditorID)); n != 1 {
+		t.Fatalf("%d audit attempts recorded, want 1", n)
+	}
+	failing.err = nil
+	failing.n.Store(1)
+	res, err := r.c.Audit(ctx(t), failing, 0)
+	if err != nil || len(res.Ops) != 4 {
+		t.Fatalf("audit past one unanswered read: %+v, %v; want the 4 ops", res, err)
 	}
 }
