@@ -26,11 +26,11 @@
 // is reported beside it as the exploration score, which counts those mutants as survivors.
 //
 // The score is killed (timeouts, harness and test kills included) / (killed + survived); the
-// exploration score leaves the test kills out of the numerator. A survivor a
-// person examined is listed, with its reason, in the survivors file (--survivors): it still
-// counts as survived, and mutate.txt shows the reason beside it (why the exploration cannot
-// tell it apart: a liveness-only change, a defence another check backs up, a branch only a
-// harness fault reaches), so the list says which survivors nobody has looked at yet. The
+// exploration score leaves the test kills out of the numerator. A survivor a person
+// examined is listed, with its reason, in the survivors file (--survivors): it still counts
+// as survived, and mutate.txt shows the reason beside it (why nothing tells it apart: a
+// wake-up no waiter needs, a defence another check backs up, a counter no verdict reads), so
+// the list says which survivors nobody has looked at yet. The
 // results are written to --out as mutate.json and mutate.txt (survivors with their one-line
 // diff and file:line), and
 // the command exits 0 when the score reaches --min, 1 below it, 2 when no mutant was scored,
