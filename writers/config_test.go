@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/fencebench/fencebench/fence"
@@ -50,32 +49,17 @@ func TestMetadataNameNeedsBothNumbers(t *testing.T) {
 	}
 }
 
-// fenceListFailing fails every listing of the fence keys with a configuration error while
-// broken is set.
-type fenceListFailing struct {
-	store.Store
-	broken atomic.Bool
-}
-
-func (f *fenceListFailing) List(ctx context.Context, prefix string) ([]store.Entry, error) {
-	if f.broken.Load() && isFenceList("list", prefix) {
-		return nil, &store.Error{Op: "list", Key: prefix, Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
-	}
-	return f.Store.List(ctx, prefix)
-}
-
 // A promotion refuses term 0, and one that fails for a reason other than a fence's verdict
 // leaves the copy a standby, promotable again.
 func TestPromotionThatFailsLeavesAStandby(t *testing.T) {
 	r := memRig(t, nil)
-	st := &fenceListFailing{Store: r.st}
-	st.broken.Store(true)
+	st := newFailStore(r.st, "list", func(prefix string) bool { return isFenceList("list", prefix) }, 1000, forbidden)
 	b := r.add("b", st)
 	err := b.Promote(ctx(t), 2)
 	if err == nil || !errors.Is(err, store.ErrConfig) || b.State() != StateStandby {
 		t.Fatalf("promotion whose store refuses: %v, b is %s; want the store's error and a standby", err, b.State())
 	}
-	st.broken.Store(false)
+	st.n.Store(0)
 	if err := b.Promote(ctx(t), 0); err == nil || b.State() != StateStandby {
 		t.Fatalf("promotion at term 0: %v, b is %s; want refused", err, b.State())
 	}

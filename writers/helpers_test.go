@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -224,3 +225,52 @@ func isMetadataPut(op, key string) bool {
 func isFenceList(op, key string) bool {
 	return op == "list" && strings.HasSuffix(key, "/translog/metadata/fence__")
 }
+
+// failStore fails the next n calls of one kind ("get", "list" or "put-if-match") whose key (a
+// listing's prefix) match accepts, with err; the other calls reach the inner store.
+type failStore struct {
+	store.Store
+	op    string
+	match func(key string) bool
+	n     atomic.Int64
+	err   error
+}
+
+func newFailStore(inner store.Store, op string, match func(key string) bool, n int64, err error) *failStore {
+	f := &failStore{Store: inner, op: op, match: match, err: err}
+	f.n.Store(n)
+	return f
+}
+
+func (f *failStore) fails(op, key string) bool {
+	return op == f.op && f.match(key) && f.n.Add(-1) >= 0
+}
+
+func (f *failStore) Get(ctx context.Context, key string) (store.Object, error) {
+	if f.fails("get", key) {
+		return store.Object{}, f.err
+	}
+	return f.Store.Get(ctx, key)
+}
+
+func (f *failStore) List(ctx context.Context, prefix string) ([]store.Entry, error) {
+	if f.fails("list", prefix) {
+		return nil, f.err
+	}
+	return f.Store.List(ctx, prefix)
+}
+
+func (f *failStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	if f.fails("put-if-match", key) {
+		return "", f.err
+	}
+	return f.Store.PutIfMatch(ctx, key, body, etag)
+}
+
+// unanswered is a 500: a call whose outcome the store did not tell.
+var unanswered = &store.Error{Op: "get", Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
+
+// forbidden is a 403: a configuration error no retry cures.
+var forbidden = &store.Error{Op: "call", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+
+func isMetadataFile(key string) bool { return strings.Contains(key, "/translog/metadata/metadata__") }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
-	"github.com/fencebench/fencebench/store"
 )
 
 func TestRecoverSeesAckedOps(t *testing.T) {
@@ -182,26 +180,12 @@ func TestRecoveryStartsFromTheHighestTerm(t *testing.T) {
 	}
 }
 
-// tlogGetFailing fails the first n reads of .tlog files with a 500.
-type tlogGetFailing struct {
-	store.Store
-	n atomic.Int64
-}
-
-func (f *tlogGetFailing) Get(ctx context.Context, key string) (store.Object, error) {
-	if strings.HasSuffix(key, ".tlog") && f.n.Add(-1) >= 0 {
-		return store.Object{}, &store.Error{Op: "get", Key: key, Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
-	}
-	return f.Store.Get(ctx, key)
-}
-
 // A recovery's snapshot read retries a .tlog read the store did not answer, within the
 // same attempt.
 func TestRecoverySnapshotRetriesARead(t *testing.T) {
 	r := memRig(t, nil)
 	a := r.add("a", nil)
-	st := &tlogGetFailing{Store: r.st}
-	st.n.Store(1)
+	st := newFailStore(r.st, "get", func(key string) bool { return strings.HasSuffix(key, ".tlog") }, 1, unanswered)
 	c := r.add("c", st)
 	r.promote(a, 1)
 	r.submit(a, 10)

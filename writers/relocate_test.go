@@ -1,10 +1,8 @@
 package writers
 
 import (
-	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,24 +44,11 @@ func TestFailedPrehydrationGivesUp(t *testing.T) {
 	}
 }
 
-// fenceCASRefused fails the next n conditional writes on fence keys with a 403.
-type fenceCASRefused struct {
-	store.Store
-	n atomic.Int64
-}
-
-func (f *fenceCASRefused) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
-	if strings.Contains(key, "/fence__") && f.n.Add(-1) >= 0 {
-		return "", &store.Error{Op: "put", Key: key, Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
-	}
-	return f.Store.PutIfMatch(ctx, key, body, etag)
-}
-
 // A transfer the store refuses for a reason that is no fencing verdict ends the relocation
 // with that error: the source serves again, unfenced, and the target is a standby.
 func TestRefusedTransferUnblocksTheSource(t *testing.T) {
 	r := memRig(t, nil)
-	st := &fenceCASRefused{Store: r.st}
+	st := newFailStore(r.st, "put-if-match", func(key string) bool { return strings.Contains(key, "/fence__") }, 0, forbidden)
 	a, tg := r.add("a", st), r.add("t", nil)
 	r.promote(a, 3)
 	r.submit(a, 10)

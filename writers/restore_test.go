@@ -3,34 +3,12 @@ package writers
 import (
 	"context"
 	"errors"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
 )
-
-// metadataGetFailing fails the first n reads of a translog metadata file with err, or with
-// a 500 (the outcome of a read the store did not answer) when err is nil.
-type metadataGetFailing struct {
-	store.Store
-	n   atomic.Int64
-	err *store.Error
-}
-
-func (m *metadataGetFailing) Get(ctx context.Context, key string) (store.Object, error) {
-	if strings.Contains(key, "/translog/metadata/metadata__") && m.n.Add(-1) >= 0 {
-		if m.err != nil {
-			e := *m.err
-			e.Key = key
-			return store.Object{}, &e
-		}
-		return store.Object{}, &store.Error{Op: "get", Key: key, Kind: store.ErrAmbiguous, Status: 500, Code: "InternalError"}
-	}
-	return m.Store.Get(ctx, key)
-}
 
 // A restore read whose metadata read fails is retried, never taken as an empty restore
 // point: the new primary starts from every op its predecessor acknowledged. A metadata file
@@ -49,8 +27,10 @@ func restoreReadRetries(t *testing.T, err *store.Error) {
 	r.promote(a, 3)
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
-	failing := &metadataGetFailing{Store: r.st, err: err}
-	failing.n.Store(2)
+	if err == nil {
+		err = unanswered
+	}
+	failing := newFailStore(r.st, "get", isMetadataFile, 2, err)
 	b := r.add("b", failing)
 	r.promote(b, 4)
 	r.submit(b, 5)
@@ -69,8 +49,7 @@ func TestAuditRestoreReadGivesUpOnAHarnessError(t *testing.T) {
 	r.promote(a, 3)
 	r.submit(a, 4)
 	r.waitAcked(a, 4)
-	failing := &metadataGetFailing{Store: r.st, err: &store.Error{Op: "get", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}}
-	failing.n.Store(1000)
+	failing := newFailStore(r.st, "get", isMetadataFile, 1000, forbidden)
 	actx, cancel := context.WithTimeout(ctx(t), 10*time.Second)
 	defer cancel()
 	if _, err := r.c.Audit(actx, failing, 0); !errors.Is(err, store.ErrConfig) || actx.Err() != nil {
@@ -79,7 +58,7 @@ func TestAuditRestoreReadGivesUpOnAHarnessError(t *testing.T) {
 	if n := len(r.events(history.Audit, AuditorID)); n != 1 {
 		t.Fatalf("%d audit attempts recorded, want 1", n)
 	}
-	failing.err = nil
+	failing.err = unanswered
 	failing.n.Store(1)
 	res, err := r.c.Audit(ctx(t), failing, 0)
 	if err != nil || len(res.Ops) != 4 {
