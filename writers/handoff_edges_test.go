@@ -1,0 +1,128 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
+)
+
+// A target that never received the handoff message (it was lost) is a standby copy again
+// once the source has reverted: not left reserved, so a later promotion takes it.
+func TestLostHandoffMessageReturnsTheTargetToStandby(t *testing.T) {
+	r, a, tg, res := relocateWith(t, fence.Correct, nil, false,
+		RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+	if !res.Resumed || a.State() != StateActive {
+		t.Fatalf("relocation with a lost message: %+v, source %s; want the source resumed", res, a.State())
+	}
+	if tg.State() != StateStandby {
+		t.Fatalf("the target that never heard of the relocation is %s; want standby", tg.State())
+	}
+	if n := len(r.events(history.StandDown, "t")); n != 0 {
+		t.Fatalf("the target recorded %d stand-downs; it never took part", n)
+	}
+	r.promote(tg, 4)
+}
+
+// A relocation abandoned while the source drains (the caller's context ends during the final
+// sync) reports the drain's end, and the source serves again: it takes new ops and
+// acknowledges them.
+func TestAbandonedDrainLetsTheSourceServeAgain(t *testing.T) {
+	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 5, time.Hour })
+	hs := newHold(r.st, isMetadataPut)
+	a, tg := r.add("a", hs), r.add("t", nil)
+	r.promote(a, 3)
+	r.submit(a, 5)
+	r.waitAcked(a, 5)
+	r.submit(a, 2) // buffered until the drain
+	hs.arm()
+	rctx, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Relocate(rctx, tg, RelocateOptions{})
+		done <- err
+	}()
+	hs.waitHit(t) // the drain's sync is writing its metadata file
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "drain") {
+		t.Fatalf("relocation abandoned during its drain: %v; want the drain's end", err)
+	}
+	close(hs.release)
+	if a.State() != StateActive || tg.State() != StateStandby {
+		t.Fatalf("source %s, target %s; want active and standby", a.State(), tg.State())
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 12)
+}
+
+// holdCASStore blocks the first conditional write (after it is armed) until released.
+type holdCASStore struct {
+	store.Store
+	armed   atomic.Bool
+	hit     chan struct{}
+	release chan struct{}
+}
+
+func (h *holdCASStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	if h.armed.CompareAndSwap(true, false) {
+		close(h.hit)
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+		}
+	}
+	return h.Store.PutIfMatch(ctx, key, body, etag)
+}
+
+// A target that crashed after it was reserved refuses the handoff as soon as the message
+// reaches it: the source hears the refusal, naming the crash, without waiting out its answer
+// timeout, and reverts to serve again. Every relocation to such a target ends so.
+func TestCrashedTargetRefusesTheHandoffAtOnce(t *testing.T) {
+	r := memRig(t, nil)
+	hs := &holdCASStore{Store: r.st}
+	a := r.add("a", hs)
+	r.promote(a, 3)
+	for i := range 8 {
+		tg := r.add(fmt.Sprintf("t%d", i), nil)
+		r.submit(a, 5)
+		r.waitAcked(a, int64(5*(i+1)))
+		hs.hit, hs.release = make(chan struct{}), make(chan struct{})
+		hs.armed.Store(true)
+		rctx, cancel := context.WithTimeout(ctx(t), 10*time.Second)
+		type result struct {
+			res RelocationResult
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			res, err := a.Relocate(rctx, tg, RelocateOptions{AnswerTimeout: time.Hour})
+			done <- result{res, err}
+		}()
+		select {
+		case <-hs.hit: // the transfer, with the target reserved
+		case <-rctx.Done():
+			t.Fatal("the transfer never came")
+		}
+		tg.Crash()
+		close(hs.release)
+		got := <-done
+		cancel()
+		if got.err != nil || !got.res.Resumed {
+			t.Fatalf("relocation %d to a crashed target: %+v, %v; want the source resumed", i, got.res, got.err)
+		}
+		ho := r.events(history.Handoff, "a")
+		if len(ho) != i+1 || ho[i].Outcome != history.Fail || !strings.Contains(ho[i].Err, "refused") ||
+			!strings.Contains(ho[i].Err, string(StateCrashed)) {
+			t.Fatalf("relocation %d: handoff events %+v; want the last failed, refused by the crashed target", i, ho)
+		}
+	}
+}
