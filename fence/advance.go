@@ -52,12 +52,21 @@ func (f *Fence) refusedAfterUnknown(ctx context.Context, op string, attempted in
 		}
 		return nil, false // another writer's version: the CAS was lost
 	case errors.Is(gerr, store.ErrConfig):
+		f.unresolved = attempted // still unknown: the configuration error told nothing
 		return f.harnessErr(op, gerr), true
 	case errors.Is(gerr, store.ErrNotFound):
 		return nil, false
 	}
 	f.unresolved = attempted
 	return f.retryable(op, fmt.Sprintf("refused, and the read-back that tells whether by our own earlier write failed (%v)", gerr), cause), true
+}
+
+// stillUnknown tells whether a write whose outcome was unknown is still unknown after its
+// read-back: the read-back failed (retryable) or met a configuration error, which tells
+// nothing about the write. The next attempt at the same seq must then take a refusal for
+// possibly its own write, or a healthy owner would fence itself once the store answers again.
+func stillUnknown(err error) bool {
+	return errors.Is(err, ErrRetryable) || errors.Is(err, store.ErrConfig)
 }
 
 func (f *Fence) advance(ctx context.Context) error {
@@ -86,7 +95,7 @@ func (f *Fence) advance(ctx context.Context) error {
 		return f.harnessErr(op, err)
 	default:
 		rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err)
-		if errors.Is(rerr, ErrRetryable) {
+		if stillUnknown(rerr) {
 			f.unresolved = attempted
 		}
 		return rerr

@@ -38,6 +38,32 @@ func TestRefusedRetryWhoseReadBackHitsAConfigErrorReturnsItBare(t *testing.T) {
 	if c := w.content(5); c.AllocationID != "a" || c.Seq != 1 {
 		t.Fatalf("key holds %+v, want the owner's own write at seq 1", c)
 	}
+	mustOK(t, "the retry once the store answers again (its own write refuses it)", a.Advance(w.ctx))
+	if a.Seq() != 1 || a.Fenced() {
+		t.Fatalf("after the retry the owner holds seq %d (fenced: %v), want its own write at seq 1 adopted", a.Seq(), a.Fenced())
+	}
+}
+
+// TestReadBackConfigErrorLeavesTheOutcomeUnknown: an owner's CAS lands but its answer is
+// lost, and the read-back meets a configuration error (a 403). That error tells nothing about
+// the write, so its outcome stays unknown: once the store answers again, the retry refused by
+// the owner's own write adopts it, and the owner goes on; it is never fenced by itself.
+func TestReadBackConfigErrorLeavesTheOutcomeUnknown(t *testing.T) {
+	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			a, as := w.owner("a", 5, true, Correct)
+			as.on("put-if-match", w.key(5), lose)
+			as.on("get", w.key(5), fail).Err(cfgErr)
+			bareConfigErr(t, a, "landed CAS with a lost answer, read-back refused by the configuration", a.Advance(w.ctx))
+			mustOK(t, "the retry once the store answers again", a.Advance(w.ctx))
+			mustOK(t, "the next advance", a.Advance(w.ctx))
+			if c := w.content(5); c.AllocationID != "a" || c.Seq != 2 || a.Seq() != 2 || a.Fenced() {
+				t.Fatalf("key holds %+v, owner at seq %d (fenced: %v); want the owner's writes at seq 1 then 2", c, a.Seq(), a.Fenced())
+			}
+		})
+	}
 }
 
 // TestClaimWhoseSweepListingFailsHoldsNothing: a claim creates its key, then the listing

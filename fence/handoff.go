@@ -2,7 +2,6 @@ package fence
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -62,7 +61,7 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 			return f.retryable(op, "transfer outcome unknown", err)
 		}
 		if err := f.resolve(ctx, op, attempted, recorded, err); err != nil {
-			if errors.Is(err, ErrRetryable) {
+			if stillUnknown(err) {
 				f.unresolved = attempted
 			}
 			return err
