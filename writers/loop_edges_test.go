@@ -11,24 +11,6 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// Settle waiting on a writer whose ops wait for a batch returns when the writer crashes.
-func TestSettleWakesWhenTheWriterCrashes(t *testing.T) {
-	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 1000, time.Hour })
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 3)
-	done := settleAsync(r)
-	select {
-	case err := <-done:
-		t.Fatalf("settle returned (%v) with 3 ops waiting for a batch", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	a.Crash()
-	if err := <-done; err != nil {
-		t.Fatalf("settle after the writer crashed: %v", err)
-	}
-}
-
 // A writer fenced by its sync records a Fenced event whose error names the fencing verdict.
 func TestFencedEventNamesTheCause(t *testing.T) {
 	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 3, time.Hour })

@@ -42,20 +42,28 @@ func TestSettleWakesAtTheEndOfASync(t *testing.T) {
 	}
 }
 
-// Settle waiting on a writer whose ops wait for a batch returns when the writer closes.
-func TestSettleWakesWhenTheWriterCloses(t *testing.T) {
-	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 1000, time.Hour })
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 3)
-	done := settleAsync(r)
-	select {
-	case err := <-done:
-		t.Fatalf("settle returned (%v) with 3 ops waiting for a batch", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	a.Close()
-	if err := <-done; err != nil {
-		t.Fatalf("settle after the writer closed: %v", err)
+// Settle waiting on a writer whose ops wait for a batch returns when the writer closes or
+// crashes.
+func TestSettleWakesWhenTheWriterStops(t *testing.T) {
+	for _, stop := range []struct {
+		name string
+		do   func(*Writer)
+	}{{"close", (*Writer).Close}, {"crash", (*Writer).Crash}} {
+		t.Run(stop.name, func(t *testing.T) {
+			r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 1000, time.Hour })
+			a := r.add("a", nil)
+			r.promote(a, 1)
+			r.submit(a, 3)
+			done := settleAsync(r)
+			select {
+			case err := <-done:
+				t.Fatalf("settle returned (%v) with 3 ops waiting for a batch", err)
+			case <-time.After(50 * time.Millisecond):
+			}
+			stop.do(a)
+			if err := <-done; err != nil {
+				t.Fatalf("settle after the writer's %s: %v", stop.name, err)
+			}
+		})
 	}
 }
