@@ -28,15 +28,7 @@ func TestRecoveryFollowsTheHighestTermOverAnOlderChainHolder(t *testing.T) {
 	}
 	rctx, cancel := context.WithCancel(ctx(t))
 	defer cancel()
-	type result struct {
-		rc  Recovery
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rc, err := c.Recover(rctx, nil)
-		done <- result{rc, err}
-	}()
+	done := recoverAsync(rctx, c, nil)
 	failed := make(chan error, 1)
 	go func() { failed <- r.c.Bus().Wait(rctx, "c", SigRecoveryFailed, 1) }()
 	select {
@@ -67,15 +59,7 @@ func TestRecoveryFailsWhenItsSourceTermIsSealedOver(t *testing.T) {
 	hs.arm()
 	rctx, cancel := context.WithCancel(ctx(t))
 	defer cancel()
-	type result struct {
-		rc  Recovery
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rc, err := c.Recover(rctx, a)
-		done <- result{rc, err}
-	}()
+	done := recoverAsync(rctx, c, a)
 	hs.waitHit(t) // c registered with a and is hydrating
 	if _, err := r.c.Audit(ctx(t), r.st, 0); err != nil {
 		t.Fatalf("audit: %v", err)
@@ -108,4 +92,20 @@ func TestRecoveryFailsWhenItsSourceTermIsSealedOver(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// recoveryResult is what a Recover started by recoverAsync returned.
+type recoveryResult struct {
+	rc  Recovery
+	err error
+}
+
+// recoverAsync starts w's recovery from src (nil: any) and delivers its result.
+func recoverAsync(ctx context.Context, w, src *Writer) <-chan recoveryResult {
+	done := make(chan recoveryResult, 1)
+	go func() {
+		rc, err := w.Recover(ctx, src)
+		done <- recoveryResult{rc, err}
+	}()
+	return done
 }
