@@ -11,7 +11,8 @@ import (
 
 // MutualExclusion, for each ack by W at term Tw whose CAS was invoked at t: a violation when
 // another writer V completed an acquisition before t at a term above Tw, or at Tw and after
-// W's own latest acquisition completed before t. An acquisition at a lower term never counts
+// W's own latest acquisition completed before t, unless the fence key's chain shows V's
+// acquisition wrote before W's (see chainOlder). An acquisition at a lower term never counts
 // against W: it is the lower-term writer's acks that are then in violation.
 func (x *index) mutualExclusion() InvariantResult {
 	r := newResult(MutualExclusion)
@@ -112,18 +113,49 @@ func (x *index) rivalOwner(p int32, best, second []termTop) int {
 		}
 	}
 	if v < 0 && !ownStep {
+		own := -1 // W's latest acquisition completed before t
 		for i := pfx - 1; i >= 0; i-- {
-			a := x.acqs[i]
-			if a.writer == e.Writer {
+			if x.acqs[i].writer == e.Writer {
+				own = i
 				break
 			}
-			if a.term == e.Term {
+		}
+		for i := pfx - 1; i > own; i-- {
+			if a := x.acqs[i]; a.term == e.Term && !x.chainOlder(i, own) {
 				v = i
 				break
 			}
 		}
 	}
 	return v
+}
+
+// chainOlder reports whether acquisition i wrote its fence key before acquisition own did,
+// whatever their completion order: both left a token on the same key and i's seq is lower.
+// A claim returns only after its verifying read and a final listing, so a copy stalled
+// there can complete after an equal-term twin took the object over from it and re-adopted
+// it: the twin's later writes are still the chain's, and the stalled copy's next step
+// (its re-adoption, guarded by recorded ownership) finds it no longer the owner. Accepted
+// writes of a key advance seq by exactly one (SeqMonotonic), so seq orders them as the store
+// applied them. Equal seqs are never excused, nor is an acquisition whose seq another
+// accepted write of the key also claims with another token (a fork, as a store without
+// atomic preconditions allows): there the chain orders nothing.
+func (x *index) chainOlder(i, own int) bool {
+	if own < 0 {
+		return false
+	}
+	a, o := x.acqs[i], x.acqs[own]
+	if a.term != o.term || a.key == "" || a.key != o.key || a.token == "" || o.token == "" || a.seq >= o.seq {
+		return false
+	}
+	for p := range x.ev {
+		e := &x.ev[p]
+		if writesKey(e.Kind) && e.Outcome == history.OK && e.Key == a.key && e.Seq == a.seq &&
+			normToken(e.Token) != normToken(a.token) {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *index) ackAttribution() (InvariantResult, int) {

@@ -44,6 +44,9 @@ type acq struct {
 	invoke   time.Duration
 	complete time.Duration
 	id       int64
+	key      string // the fence key the acquisition wrote, and the seq it left there
+	seq      int64
+	token    string
 }
 
 // harnessError checks what a correct harness guarantees; a violation is a harness bug, not a
@@ -232,7 +235,7 @@ func eventOrder(a, b history.Event) int {
 func (x *index) addAcq(p int32) {
 	e := &x.ev[p]
 	x.acqs = append(x.acqs, acq{pos: p, writer: e.Writer, term: e.Term, kind: e.Kind, detail: e.Detail,
-		invoke: e.Invoke, complete: e.Complete, id: e.ID})
+		invoke: e.Invoke, complete: e.Complete, id: e.ID, key: e.Key, seq: e.Seq, token: e.Token})
 }
 
 // incarnationStart is the invoke time of the last Crash of w at or before t (0 when none): a

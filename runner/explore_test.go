@@ -276,3 +276,46 @@ func TestExploreConfirmsOnMinIO(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A claim whose final listing stalls completes after its equal-term twin took the object
+// over, re-adopted it and acknowledged; the twin's later acks are the only owner's, on the
+// simulated stack and on MinIO alike. The history must show the stall, or the test proves
+// nothing: the stalled claim completes after the twin's re-adoption, the twin acknowledges
+// after that, and the stalled copy's own re-adoption is refused.
+func TestStalledTwinClaimIsNotASecondOwner(t *testing.T) {
+	sc, err := scenarios.LoadFile("testdata/twin-stalled-claim.yaml", scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testenv.MinIO(t)
+	for _, stack := range []struct {
+		name string
+		env.Env
+	}{{"sim", env.NewSim(5)}, {"local", env.Local{Local: srv}}} {
+		t.Run(stack.name, func(t *testing.T) {
+			e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: testenv.Prefix(t)}, dir: t.TempDir()}
+			res := e.run(context.Background(), stack.Env, sc, 1)
+			if res.Verdict != checker.Pass {
+				t.Fatalf("verdict %s: %s %s", res.Verdict, res.Error, res.Result.Narrative)
+			}
+			var dSeal, cReadopt, cLastAck time.Duration
+			dRefused := false
+			for _, ev := range res.Events {
+				switch {
+				case ev.Kind == history.Claim && ev.Writer == "d" && ev.Detail == "seal" && ev.Outcome == history.OK:
+					dSeal = ev.Complete
+				case ev.Kind == history.Claim && ev.Writer == "c" && ev.Detail == "readopt" && ev.Outcome == history.OK:
+					cReadopt = ev.Complete
+				case ev.Kind == history.Ack && ev.Writer == "c":
+					cLastAck = max(cLastAck, ev.Invoke)
+				case ev.Kind == history.Claim && ev.Writer == "d" && ev.Detail == "readopt" && ev.Outcome == history.FencedOut:
+					dRefused = true
+				}
+			}
+			if dSeal == 0 || cReadopt == 0 || cReadopt >= dSeal || cLastAck <= dSeal || !dRefused {
+				t.Fatalf("the stall did not happen as scripted: d sealed at %v, c re-adopted at %v, c's last ack at %v, d refused: %v\n%s",
+					dSeal, cReadopt, cLastAck, dRefused, story(res.Events))
+			}
+		})
+	}
+}
