@@ -35,11 +35,7 @@ func stalledTwin(edit func(h *hb, cSeal int64)) *hb {
 // claim that completes late but wrote before its twin's acquisitions does not make the twin's
 // later acks a second owner's. Where the chain cannot order them, completion order stands.
 func TestMutualExclusionOrdersEqualTermAcquisitionsByTheChain(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		edit func(h *hb, cSeal int64)
-		want Verdict
-	}{
+	judgeEdits(t, stalledTwin, MutualExclusion, "c (term 6) claimed at 0.200s", []edited{
 		{"stalled twin's claim wrote first", nil, Pass},
 		{"its seq is above the re-adoption's", func(h *hb, c int64) {
 			h.edit(c, func(e *history.Event) { e.Seq, e.Token = 5, "c5" })
@@ -56,12 +52,70 @@ func TestMutualExclusionOrdersEqualTermAcquisitionsByTheChain(t *testing.T) {
 		{"it names no token", func(h *hb, c int64) {
 			h.edit(c, func(e *history.Event) { e.Token = "" })
 		}, Fail},
-	} {
+	})
+}
+
+// edited is one edit of a history and the verdict an invariant must then give.
+type edited struct {
+	name string
+	edit func(h *hb, id int64)
+	want Verdict
+}
+
+// judgeEdits checks invariant on build(edit) for each case; a failure must mention mention.
+func judgeEdits(t *testing.T, build func(func(*hb, int64)) *hb, invariant, mention string, cases []edited) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ir := wantStatus(t, Check(stalledTwin(tc.edit).input()), MutualExclusion, tc.want)
+			ir := wantStatus(t, Check(build(tc.edit).input()), invariant, tc.want)
 			if tc.want == Fail {
-				wantMentions(t, ir.Narrative, "c (term 6) claimed at 0.200s", "b (term 6)", "op 3")
+				wantMentions(t, ir.Narrative, mention)
 			}
 		})
 	}
+}
+
+// overtakenTwin: b seals term 6 (creating fence__6, token b0); its twin c takes the object
+// over by arbitration (If-Match b0, applied) and passes its verifying read, but its final
+// listing finds term 8 and c gives its claim up. b's re-adoption then finds c the recorded
+// owner and b is fenced: c's arbitration, not a completed claim, ended b's grant.
+func overtakenTwin(edit func(h *hb, put int64)) *hb {
+	h := &hb{}
+	h.claim("b", 6, k6, 100, 110, 0, "b0", history.OK, "seal")
+	h.put("b", k6, 102, 104, "", "*", 200, "b0")
+	h.claim("c", 6, k6, 115, 300, 0, "", history.FencedOut, "seal")
+	h.put("c", k6, 117, 118, "", "*", 412, "")
+	put := h.put("c", k6, 120, 122, "b0", "", 200, "c1")
+	h.claim("d", 8, k6+"8", 200, 210, 0, "d0", history.OK, "seal")
+	h.claim("b", 6, k6, 150, 155, 0, "", history.FencedOut, "readopt")
+	h.fenced("b", 6, 156, "not the recorded owner: owned by c")
+	h.fenced("c", 6, 301, "superseded mid-claim by term 8")
+	if edit != nil {
+		edit(h, put)
+	}
+	return h
+}
+
+// A twin's arbitration that took a writer's object over justifies that writer's fence even
+// when the twin's own claim ended fenced: the ledger shows the arbitration applied with
+// If-Match naming the writer's token, sent while the claim ran.
+func TestAnOvertakingTwinsArbitrationJustifiesTheFence(t *testing.T) {
+	judgeEdits(t, overtakenTwin, NoSpuriousFencing, "b (term 6) was fenced at 0.156s", []edited{
+		{"the arbitration replaced b's token", nil, Pass},
+		{"it named another token", func(h *hb, put int64) {
+			h.editLedger(put, func(l *history.LedgerEntry) { l.IfMatch = "x9" })
+		}, Fail},
+		{"it was refused", func(h *hb, put int64) {
+			h.editLedger(put, func(l *history.LedgerEntry) { l.Status, l.ETag = 412, "" })
+		}, Fail},
+		{"it never reached the store", func(h *hb, put int64) {
+			h.editLedger(put, func(l *history.LedgerEntry) { l.Forwarded = false })
+		}, Fail},
+		{"it was sent before the claim", func(h *hb, put int64) {
+			h.editLedger(put, func(l *history.LedgerEntry) { l.Time, l.Done = ms(90), ms(91) })
+		}, Fail},
+		{"another writer sent it", func(h *hb, put int64) {
+			h.editLedger(put, func(l *history.LedgerEntry) { l.Writer = "d" })
+		}, Fail},
+	})
 }

@@ -221,6 +221,10 @@ func (x *index) supersessionKind(p int32, w string, term int64) int {
 			// A same-term seal supersedes when it succeeded, or when its outcome stayed
 			// unknown to its writer but the ledger shows the store applied its arbitration.
 			return supersedes
+		case e.Outcome == history.FencedOut && x.tookFrom(p, w):
+			// A seal that took w's object over and was fenced later in its claim (its final
+			// listing found a higher term): its arbitration ended w's grant all the same.
+			return supersedes
 		}
 	case history.Revert:
 		if e.Term == term && x.possiblyApplied(p) {
@@ -232,6 +236,32 @@ func (x *index) supersessionKind(p int32, w string, term int64) int {
 		}
 	}
 	return notSupersession
+}
+
+// tookFrom reports whether claim p took w's fence object over: the ledger shows one of its
+// conditional PUTs on the claim's key, sent while the claim ran, applied with an If-Match
+// naming a token w held on that key.
+func (x *index) tookFrom(p int32, w string) bool {
+	e := &x.ev[p]
+	held := map[string]bool{}
+	for i := range x.ev {
+		o := &x.ev[i]
+		if o.Writer == w && o.Key == e.Key && o.Token != "" && writesKey(o.Kind) && x.possiblyApplied(int32(i)) {
+			held[normToken(o.Token)] = true
+		}
+	}
+	if len(held) == 0 {
+		return false
+	}
+	path := x.pathOf(e.Writer)
+	for i := range x.in.Ledger {
+		l := &x.in.Ledger[i]
+		if l.Method == "PUT" && l.Writer == path && l.Key == e.Key && l.IfMatch != "" && l.Applied() &&
+			l.Time >= e.Invoke-ledgerSlack && l.Time <= e.Complete && held[normToken(l.IfMatch)] {
+			return true
+		}
+	}
+	return false
 }
 
 // supersededSince finds a supersession of w at term by another writer, invoked by t and not

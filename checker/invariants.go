@@ -16,7 +16,7 @@ var guarantees = map[string]string{
 		"and one that stood down never again at the term it gave up",
 	SeqMonotonic: "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
-		"legitimately claimed, adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
+		"legitimately claimed (or took its object over in a claim it then gave up), adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
 		"revert, or transfer from or to it); a relocation target gives a handoff up only after that, or after a store " +
 		"call of its own failed; a segment publication is refused only after another writer claimed a higher term",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",

@@ -89,7 +89,10 @@ type gen struct {
 	r *rand.Rand
 	// reads draws the faults on a promoted copy's first reads (see readFault): a stream of
 	// its own, so that adding them left every other draw of a seed as it was.
-	reads    *rand.Rand
+	reads *rand.Rand
+	// stalls draws whether held-fence-read holds a claim's final listing rather than its
+	// verifying read: a stream of its own too, for the same reason.
+	stalls   *rand.Rand
 	o        GenOptions
 	seed     uint64
 	weights  map[string]int // enabled kinds and their weights
@@ -116,7 +119,8 @@ type gen struct {
 
 func newGen(seed uint64, o GenOptions) *gen {
 	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
-		o: o, seed: seed,
+		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)),
+		o:      o, seed: seed,
 		events: map[string][]string{}}
 }
 

@@ -3,6 +3,8 @@ package explore
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,7 @@ func TestGenerateHonoursOptions(t *testing.T) {
 // when the read is its first re-adoption's.
 func TestGenerateShapes(t *testing.T) {
 	seen := map[string]int{}
+	listings := 0
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
 		sc := g.scenario()
@@ -187,12 +190,16 @@ func TestGenerateShapes(t *testing.T) {
 			hold, first, second := sc.Steps[0], sc.Steps[1], sc.Steps[2]
 			held := hold.Params.Rule
 			var overtakes bool
+			verifying := held.Nth == 1 || held.Key == "*fence__" && held.Nth == claimListing
+			if held.Key == "*fence__" {
+				listings++
+			}
 			switch {
-			case held.Nth == 1 && hold.After != nil: // the verifying read: timed from the reader's own start
+			case verifying && hold.After != nil: // the verifying read: timed from the reader's own start
 				a, b := hold.After, second.After
 				overtakes = b != nil && b.Writer == a.Writer && b.Event == a.Event && b.Count == a.Count &&
 					b.Delay > a.Delay && b.Delay-a.Delay < held.Delay
-			case held.Nth == 1:
+			case verifying:
 				overtakes = second.After == nil && second.At > hold.At && second.At-hold.At < held.Delay
 			default: // the first re-adoption's read, after the reader's promotion
 				overtakes = second.After != nil && second.After.Writer == first.Params.Writer &&
@@ -213,6 +220,55 @@ func TestGenerateShapes(t *testing.T) {
 		if seen[s] < 10 {
 			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
 		}
+	}
+	if listings < 10 {
+		t.Errorf("held-fence-read held a claim's final listing in %d of %d schedules", listings, seen[sHeldFenceRead])
+	}
+}
+
+// never is a random source whose IntN(n) is always n-1.
+type never struct{}
+
+func (never) Uint64() uint64 { return math.MaxUint64 }
+
+// Holding a claim's final listing instead of its verifying read is drawn from a stream of its
+// own: a schedule that holds the listing is, but for that rule, the one the seed drew before.
+func TestGenerateListingHoldLeavesTheRestOfTheSeed(t *testing.T) {
+	held := 0
+	for seed := uint64(1); seed <= 3000; seed++ {
+		g := newGen(seed, GenOptions{}.normalized())
+		sc := g.scenario()
+		was := newGen(seed, GenOptions{}.normalized())
+		was.stalls = rand.New(never{})
+		before := was.scenario()
+		if len(sc.Steps) != len(before.Steps) {
+			t.Fatalf("seed %d: %d steps, %d without the listing hold", seed, len(sc.Steps), len(before.Steps))
+		}
+		for i := range sc.Steps {
+			r, b := &sc.Steps[i].Params.Rule, before.Steps[i].Params.Rule
+			if !strings.HasPrefix(r.Name, "hold-final-listing-") {
+				continue
+			}
+			held++
+			if b.Key != "*fence__?*" || b.Nth != 1 || r.Nth != claimListing {
+				t.Fatalf("seed %d: the listing hold %+v replaced %+v", seed, *r, b)
+			}
+			r.Name, r.Key, r.Nth = b.Name, b.Key, b.Nth
+		}
+		got, err := scenarios.Marshal(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := scenarios.Marshal(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("seed %d: the schedule changed beyond the held rule:\n%s\nwas:\n%s", seed, got, want)
+		}
+	}
+	if held == 0 {
+		t.Fatal("no schedule held a claim's final listing")
 	}
 }
 

@@ -15,7 +15,18 @@ import (
 // gone. The reader must stand aside and touch nothing: a claim that withdraws an object it
 // lost deletes the twin's, and a re-adoption that re-creates a vanished object brings an old
 // token back to life. Those moments last as long as one request, which a hold makes wide.
+//
+// In a third of the schedules that hold the verifying read, the hold falls instead on the
+// claim's final listing, the step after it: the claim has passed its verification and is
+// overtaken before it returns. A higher term is then seen by that listing (the claim
+// withdraws); a twin is not (the claim returns after the twin took the object over,
+// re-adopted it and acknowledged, and only the reader's own re-adoption finds it lost).
 const sHeldFenceRead = "held-fence-read"
+
+// claimListing is the claim's final listing of the fence keys among a promoted standby's
+// listings: the first refuses a higher term, the second finds the keys to sweep, the third
+// re-checks both after the verifying read.
+const claimListing = 3
 
 // heldFenceRead needs two standbys: the reader whose read is held and the one that overtakes it.
 func (g *gen) heldFenceRead() []scenarios.Step {
@@ -35,14 +46,19 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("hold-fence-read-%d", g.rules), Method: "GET", Key: "*fence__?*",
 		Nth: nth, Count: 1, Action: faults.Delay, Delay: hold}
+	if nth == 1 && g.stalls.IntN(3) == 0 {
+		// The listing is matched on the prefix it lists, which names no term.
+		r.Name, r.Key, r.Nth = fmt.Sprintf("hold-final-listing-%d", g.rules), "*fence__", claimListing
+	}
 	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
 	term := g.newTerm()
 	first := g.later(rule, scenarios.Promote, g.promoteNow(w, term, false), 0)
 	var overtake scenarios.Step
-	if nth == 1 {
-		// The verifying read is part of the promotion, so the reader's "promoted" comes only
-		// after the hold: the overtaking promotion is timed from the reader's own start.
+	if r.Nth != 2 {
+		// The verifying read (or the listing after it) is part of the promotion, so the
+		// reader's "promoted" comes only after the hold: the overtaking promotion is timed
+		// from the reader's own start.
 		pr := g.promoteNow(other, g.newTerm(), false)
 		if twin {
 			pr = g.promoteNow(other, term, true)
