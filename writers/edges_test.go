@@ -95,10 +95,7 @@ func TestCancelledSubscriptionHearsNothingMore(t *testing.T) {
 // A clean audit records its restore read as OK, with no error text.
 func TestCleanAuditRecordsNoError(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
+	r.acking("a", 1, 5)
 	r.requireDurable(r.audit())
 	evs := r.events(history.Audit, AuditorID)
 	if len(evs) != 1 || evs[0].Outcome != history.OK || evs[0].Err != "" {
@@ -110,13 +107,8 @@ func TestCleanAuditRecordsNoError(t *testing.T) {
 // would miss the segment files it could not list.
 func TestAuditFailsWhenItsFinalListingFails(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
-	if err := r.c.Settle(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
+	r.acking("a", 1, 5)
+	r.settle()
 	segs := r.c.Config().Shard.SegmentDataPrefix()
 	st := newFailStore(r.st, "list", func(prefix string) bool { return prefix == segs }, 1, forbidden)
 	_, err := r.c.Audit(ctx(t), st, 0)

@@ -274,3 +274,21 @@ var unanswered = &store.Error{Op: "get", Kind: store.ErrAmbiguous, Status: 500, 
 var forbidden = &store.Error{Op: "call", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 
 func isMetadataFile(key string) bool { return strings.Contains(key, "/translog/metadata/metadata__") }
+
+// acking adds writer id, promotes it at term, and has it acknowledge n fresh ops.
+func (r *rig) acking(id string, term int64, n int) *Writer {
+	r.t.Helper()
+	w := r.add(id, nil)
+	r.promote(w, term)
+	r.submit(w, n)
+	r.waitAcked(w, int64(n))
+	return w
+}
+
+// settle waits until no writer has buffered ops or a sync in flight.
+func (r *rig) settle() {
+	r.t.Helper()
+	if err := r.c.Settle(ctx(r.t)); err != nil {
+		r.t.Fatal(err)
+	}
+}

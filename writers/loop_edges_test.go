@@ -28,10 +28,7 @@ func TestFencedEventNamesTheCause(t *testing.T) {
 // The Ack of a fenced sync names the fence object the sync advanced and its sequence number.
 func TestAckNamesTheFenceObjectAndSequence(t *testing.T) {
 	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 3, time.Hour })
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 3)
-	r.waitAcked(a, 3)
+	a := r.acking("a", 1, 3)
 	acks := r.events(history.Ack, "a")
 	if len(acks) != 1 || acks[0].Key == "" || acks[0].Key != a.Fence().Key() || acks[0].Seq <= 0 {
 		t.Fatalf("a's Ack events %+v; want one naming fence object %q with a positive sequence", acks, a.Fence().Key())

@@ -96,10 +96,7 @@ func TestTrafficStopsAndUsesUniqueIDs(t *testing.T) {
 
 func TestCrashAndRestart(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
+	a := r.acking("a", 1, 10)
 	r.submit(a, 2)
 	a.Crash()
 	if err := a.Submit(r.c.NextOp()); err == nil {

@@ -86,13 +86,8 @@ func TestPromotionThatCannotSealReadsNoRestorePoint(t *testing.T) {
 // is chosen from, instead of sealing at a term it never established.
 func TestAuditFailsWhenItCannotListTheFences(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
-	if err := r.c.Settle(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
+	r.acking("a", 1, 5)
+	r.settle()
 	fences := r.c.cfg.Shard.FencePrefix()
 	st := newFailStore(r.st, "list", func(prefix string) bool { return prefix == fences }, 1, forbidden)
 	res, err := r.c.Audit(ctx(t), st, 0)
@@ -108,13 +103,8 @@ func TestAuditFailsWhenItCannotListTheFences(t *testing.T) {
 // with the store's error rather than reporting a restore point without that file's ops.
 func TestAuditFailsWhenATlogFetchIsRefused(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 1)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
-	if err := r.c.Settle(ctx(t)); err != nil {
-		t.Fatal(err)
-	}
+	r.acking("a", 1, 5)
+	r.settle()
 	st := newFailStore(r.st, "get", isTlog, 1, forbidden)
 	res, err := r.c.Audit(ctx(t), st, 0)
 	if !errors.Is(err, store.ErrConfig) {

@@ -23,10 +23,7 @@ func TestRestoreReadRetriesAFailedMetadataRead(t *testing.T) {
 
 func restoreReadRetries(t *testing.T, err *store.Error) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 3)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
+	r.acking("a", 3, 10)
 	if err == nil {
 		err = unanswered
 	}
@@ -45,10 +42,7 @@ func restoreReadRetries(t *testing.T, err *store.Error) {
 // records the one attempt; an unknown outcome it reads again.
 func TestAuditRestoreReadGivesUpOnAHarnessError(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	r.promote(a, 3)
-	r.submit(a, 4)
-	r.waitAcked(a, 4)
+	r.acking("a", 3, 4)
 	failing := newFailStore(r.st, "get", isMetadataFile, 1000, forbidden)
 	actx, cancel := context.WithTimeout(ctx(t), 10*time.Second)
 	defer cancel()
