@@ -146,7 +146,8 @@ type Expect struct {
 	Verdict Verdict `json:"verdict,omitempty"`
 	// Violated names the invariants a broken variant must break.
 	Violated []string `json:"violated,omitempty"`
-	// Fenced names writers that must end fenced (correct-protocol runs only).
+	// Fenced names writers that must end fenced (correct-protocol runs only). One that never
+	// was fails the run, or leaves it inconclusive while a step is Unrun.
 	Fenced []string `json:"fenced,omitempty"`
 	// Serving names the writer that must end holding the chain, judged by HandoffResolves
 	// in every run (a broken variant may be expected to break it); "" judges nothing.
@@ -163,8 +164,9 @@ type Expect struct {
 	TrafficEnd time.Duration `json:"traffic_end,omitempty"`
 	// Unrun names the steps that move the chain (a promotion, a relocation, a crash, a
 	// restart, a resume) whose triggering event never came, each with the event it waited
-	// for. Serving assumes they ran: while one is listed, HandoffResolves is inconclusive
-	// where it would fail, and says which step never ran.
+	// for. Serving and Fenced assume they ran: while one is listed, HandoffResolves is
+	// inconclusive where it would fail, and so is a writer expected fenced that never was;
+	// each says which step never ran.
 	Unrun []string `json:"unrun,omitempty"`
 	// Lag is how far the run fell behind its own schedule (the latest a timer of the run woke,
 	// in scenario time). Above LagTolerance the machine, not the protocol, may have kept a copy

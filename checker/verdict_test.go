@@ -125,6 +125,19 @@ func TestExpectations(t *testing.T) {
 		{"correct run with a loss", lossy, func(e *Expect) {}, Fail, []string{"NoAckedWriteLoss failed"}},
 		{"writer expected fenced was not", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.Fenced = []string{"a", "b"} }, Fail, []string{"expected b to end fenced"}},
+		{"writer expected fenced was not, and the step that would have superseded it never ran", func() *hb { h, _ := base(); return h },
+			func(e *Expect) {
+				e.Fenced, e.Unrun = []string{"a", "b"}, []string{"steps[1] (promote): b never reached its synced event #3"}
+			}, Inconclusive,
+			[]string{"expected b to end fenced; it never was, but the schedule assumed a step that never ran (steps[1] (promote): b never reached its synced event #3)"}},
+		{"a safety failure stands though a step never ran", func() *hb {
+			h, _ := base()
+			h.final.Recovered = []int64{1, 2, 6}
+			return h
+		}, func(e *Expect) {
+			e.Fenced, e.Unrun = []string{"b"}, []string{"steps[1] (promote): b never reached its synced event #3"}
+		}, Fail,
+			[]string{"NoAckedWriteLoss failed", "expected b to end fenced"}},
 		{"declared fault never fired", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.Faults = append(e.Faults, Fault{Name: "drop-cas", Layer: "l7"}) },
 			Inconclusive, []string{`"drop-cas" (l7) never fired`}},
