@@ -1,0 +1,82 @@
+package writers
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// A handoff message delayed past the answer timeout is not lost: the source gives up and
+// resumes, and the target, which heard of the relocation, still activates when the message
+// arrives; its adoption is then refused, and the resumed source keeps serving.
+func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
+	r := memRig(t, nil)
+	a, tg := r.add("a", nil), r.add("t", nil)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{MessageDelay: 300 * time.Millisecond, AnswerTimeout: 20 * time.Millisecond})
+	if err != nil || !res.Resumed {
+		t.Fatalf("relocation whose message outlives the answer timeout: %+v, %v; want the source resumed", res, err)
+	}
+	if hs := r.events(history.Handoff, "a"); len(hs) != 1 || hs[0].Outcome != history.Fail || !strings.Contains(hs[0].Err, "no handoff answer") {
+		t.Fatalf("handoff events %+v; want one, failed for want of an answer", hs)
+	}
+	// The message is on its way: the target stays reserved for it, not a standby copy again.
+	if st := tg.State(); st != StateTarget && st != StateActive {
+		t.Fatalf("the target awaiting the late message is %s; want reserved (or already active)", st)
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 15)
+	// The late message reaches the target, which activates and is refused at its adoption.
+	r.wait(tg, SigHydrated, 1)
+	waitFor(t, tg.BelievesPrimary)
+	r.submit(tg, 1)
+	r.wait(tg, SigFenced, 1)
+	if ad := r.events(history.Adopt, "t"); len(ad) != 1 || ad[0].Outcome != history.FencedOut {
+		t.Fatalf("adopt events %+v; want one refused adoption", ad)
+	}
+	if n := len(r.events(history.StandDown, "t")); n != 0 {
+		t.Fatalf("the late target recorded %d stand-downs; it gave nothing up", n)
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 20)
+	if a.State() != StateActive {
+		t.Fatalf("source is %s, want active", a.State())
+	}
+	r.requireDurable(r.audit())
+}
+
+// A revert whose conditional write meets an unknown outcome (a 500, the write not applied)
+// is tried again: the retained token still matches, so the source resumes and serves.
+func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
+	r := memRig(t, nil)
+	st := newFailStore(r.st, "put-if-match", func(key string) bool { return strings.Contains(key, "/fence__") }, 0, unanswered)
+	a, tg := r.add("a", st), r.add("t", nil)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	// The source's next conditional write after its transfer, its revert's, goes unanswered.
+	cancel := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == SigTransferred {
+			st.n.Store(1)
+		}
+	})
+	defer cancel()
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+	if err != nil || !res.Resumed {
+		t.Fatalf("relocation whose revert meets an unanswered write: %+v, %v; want the source resumed", res, err)
+	}
+	rv := r.events(history.Revert, "a")
+	if len(rv) < 2 || rv[0].Outcome == history.OK || rv[len(rv)-1].Outcome != history.OK {
+		t.Fatalf("revert events %+v; want an unanswered attempt, then one that resumed", rv)
+	}
+	if a.State() != StateActive || tg.State() != StateStandby {
+		t.Fatalf("source %s, target %s; want active and standby", a.State(), tg.State())
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 15)
+	r.requireDurable(r.audit())
+}

@@ -1,0 +1,136 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
+)
+
+func isSegmentList(op, key string) bool {
+	return op == "list" && strings.Contains(key, "/segments/metadata/")
+}
+
+type relocation struct {
+	res RelocationResult
+	err error
+}
+
+// relocateAsync starts w's relocation to target and returns where its result arrives.
+func relocateAsync(ctx context.Context, w, target *Writer, opts RelocateOptions) <-chan relocation {
+	done := make(chan relocation, 1)
+	go func() {
+		res, err := w.Relocate(ctx, target, opts)
+		done <- relocation{res, err}
+	}()
+	return done
+}
+
+// A source that stopped serving while its target prehydrated (it learned at a sync that a
+// higher term superseded it) refuses to relocate, and releases the target it reserved: a
+// standby copy again, with no stand-down recorded, that a later promotion takes.
+func TestSourceFencedDuringPrehydrationReleasesTheTarget(t *testing.T) {
+	r := memRig(t, nil)
+	hs := newHold(r.st, isSegmentList)
+	a, b, tg := r.add("a", nil), r.add("b", nil), r.add("t", hs)
+	r.promote(a, 3)
+	r.submit(a, 5)
+	r.waitAcked(a, 5)
+	hs.arm()
+	done := relocateAsync(ctx(t), a, tg, RelocateOptions{Prehydrate: true})
+	hs.waitHit(t) // the target's prehydration lists the reference sets
+	if tg.State() != StateTarget {
+		close(hs.release)
+		t.Fatalf("the prehydrating target is %s; want reserved", tg.State())
+	}
+	r.promote(b, 4)
+	r.submit(a, 5) // a's next sync meets term 4
+	r.wait(a, SigFenced, 1)
+	close(hs.release)
+	got := <-done
+	if !errors.Is(got.err, ErrNotServing) || got.res != (RelocationResult{}) {
+		t.Fatalf("relocation of a source fenced while its target prehydrated: %+v, %v; want refused as not serving", got.res, got.err)
+	}
+	if a.State() != StateFenced || tg.State() != StateStandby {
+		t.Fatalf("source %s, target %s; want fenced and standby", a.State(), tg.State())
+	}
+	if n := len(r.events(history.StandDown, "t")); n != 0 {
+		t.Fatalf("the released target recorded %d stand-downs", n)
+	}
+	if n := len(r.events(history.Transfer, "a")); n != 0 {
+		t.Fatalf("the fenced source recorded %d transfers", n)
+	}
+	r.promote(tg, 5)
+}
+
+// A copy that is not serving refuses to relocate and leaves its would-be target alone: a
+// target another relocation reserved stays reserved, and that relocation hands off.
+func TestRelocationFromACopyNotServingLeavesAReservedTargetAlone(t *testing.T) {
+	r := memRig(t, nil)
+	hs := newHold(r.st, isSegmentList)
+	a, s, tg := r.add("a", nil), r.add("s", nil), r.add("t", hs)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	hs.arm()
+	done := relocateAsync(ctx(t), a, tg, RelocateOptions{AnswerTimeout: time.Hour})
+	hs.waitHit(t) // the target received the handoff and hydrates
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(hs.release)
+		}
+	}
+	defer release()
+	res, err := s.Relocate(ctx(t), tg, RelocateOptions{})
+	if !errors.Is(err, ErrNotServing) || res != (RelocationResult{}) {
+		t.Fatalf("relocation from a standby copy: %+v, %v; want refused as not serving", res, err)
+	}
+	if tg.State() != StateTarget || s.State() != StateStandby {
+		t.Fatalf("target %s, refused source %s; want still reserved and standby", tg.State(), s.State())
+	}
+	release()
+	got := <-done
+	if got.err != nil || !got.res.HandedOff || !tg.BelievesPrimary() || a.State() != StateRelocated {
+		t.Fatalf("the first relocation: %+v, %v, target %s, source %s; want handed off", got.res, got.err, tg.State(), a.State())
+	}
+	r.submit(tg, 5)
+	r.waitAcked(tg, 5)
+	r.requireDurable(r.audit())
+}
+
+// A target that cannot build its fence instance (its node id cannot be written in a fence
+// body) did not take over: the source does not step aside on its answer, but reverts and
+// serves again.
+func TestTargetWithoutAFenceInstanceDoesNotTakeOver(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	tg, err := r.c.AddWriter(WriterSpec{ID: "t", NodeID: "node|t", Store: r.st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fence.New(tg.fenceOptions(3, true, r.c.cfg.Variant)); err == nil {
+		t.Fatal("the test needs a target whose fence instance cannot be built")
+	}
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: time.Hour})
+	if err != nil || res.HandedOff || !res.Resumed {
+		t.Fatalf("relocation to a target without a fence instance: %+v, %v; want no handoff, the source resumed", res, err)
+	}
+	if hs := r.events(history.Handoff, "a"); len(hs) != 1 || hs[0].Outcome != history.Fail || !strings.Contains(hs[0].Err, "refused") {
+		t.Fatalf("handoff events %+v; want one, refused by the target", hs)
+	}
+	if a.State() != StateActive || r.c.Bus().Count("a", SigHandedOff) != 0 {
+		t.Fatalf("source %s, %d handed-off signals; want it serving, not relocated", a.State(), r.c.Bus().Count("a", SigHandedOff))
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 15)
+	r.requireDurable(r.audit())
+}
