@@ -150,7 +150,8 @@ func (c *Cluster) NextOp() int64 { return c.nextOp.Add(1) }
 type WriterSpec struct {
 	// ID names the writer in every event; unique in the cluster; must not contain "|".
 	ID string
-	// NodeID is the node the copy runs on; "" means ID.
+	// NodeID is the node the copy runs on; "" means ID. It must not contain "|", which a
+	// fence body cannot hold.
 	NodeID string
 	// Store is the writer's own client (the runner's client over the writer's fault path).
 	// The writer wraps it in a RecordingStore and its pause gate.
@@ -167,6 +168,11 @@ func (c *Cluster) AddWriter(spec WriterSpec) (*Writer, error) {
 	}
 	if spec.NodeID == "" {
 		spec.NodeID = spec.ID
+	}
+	if strings.Contains(spec.NodeID, "|") {
+		// Every fence body this copy writes names its node; one a body cannot hold would fail
+		// each of its promotions and handoffs.
+		return nil, fmt.Errorf("writers: writer %s: invalid node id %q: it must not contain '|'", spec.ID, spec.NodeID)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

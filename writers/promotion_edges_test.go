@@ -62,17 +62,15 @@ func TestPromotionRefusesARestorePointWithAMissingTlog(t *testing.T) {
 	}
 }
 
-// A copy whose node id the fence content cannot hold fails its promotion at the seal,
-// before it reads the restore point: the protocol reads the restore point only under a seal.
+// A promotion whose seal fails (the store refuses the fence listing) fails before it reads
+// the restore point: the protocol reads the restore point only under a seal.
 func TestPromotionThatCannotSealReadsNoRestorePoint(t *testing.T) {
 	r := memRig(t, nil)
-	b, err := r.c.AddWriter(WriterSpec{ID: "b", NodeID: "node|b", Store: r.st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Promote(ctx(t), 1)
-	if err == nil || !strings.Contains(err.Error(), "node id") {
-		t.Fatalf("promotion of a copy on node %q: %v; want refused, naming the node id", "node|b", err)
+	fences := r.c.cfg.Shard.FencePrefix()
+	b := r.add("b", newFailStore(r.st, "list", func(prefix string) bool { return prefix == fences }, 1000, forbidden))
+	err := b.Promote(ctx(t), 1)
+	if !errors.Is(err, store.ErrConfig) {
+		t.Fatalf("promotion whose fence listing is refused: %v; want the store's error", err)
 	}
 	if reads := r.events(history.RestoreRead, "b"); len(reads) != 0 {
 		t.Fatalf("restore reads %+v by a promotion that never sealed; want none", reads)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 )
 
@@ -104,33 +103,21 @@ func TestRelocationFromACopyNotServingLeavesAReservedTargetAlone(t *testing.T) {
 	r.requireDurable(r.audit())
 }
 
-// A target that cannot build its fence instance (its node id cannot be written in a fence
-// body) did not take over: the source does not step aside on its answer, but reverts and
-// serves again.
-func TestTargetWithoutAFenceInstanceDoesNotTakeOver(t *testing.T) {
+// A copy whose node id a fence body cannot hold is refused when it is added: it could
+// never promote nor take a handoff, and a target that met that only at its handoff would
+// stay reserved.
+func TestAWriterWhoseNodeIDAFenceBodyCannotHoldIsRefused(t *testing.T) {
 	r := memRig(t, nil)
-	a := r.add("a", nil)
-	tg, err := r.c.AddWriter(WriterSpec{ID: "t", NodeID: "node|t", Store: r.st})
+	if _, err := r.c.AddWriter(WriterSpec{ID: "t", NodeID: "node|t", Store: r.st}); err == nil ||
+		!strings.Contains(err.Error(), `invalid node id "node|t"`) {
+		t.Fatalf("adding a writer on node %q: %v; want it refused", "node|t", err)
+	}
+	if len(r.c.Writers()) != 0 {
+		t.Fatalf("writers %v after a refused add; want none", r.c.Writers())
+	}
+	tg, err := r.c.AddWriter(WriterSpec{ID: "t", NodeID: "node-t", Store: r.st})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the id of a refused writer stays free: %v", err)
 	}
-	if _, err := fence.New(tg.fenceOptions(3, true, r.c.cfg.Variant)); err == nil {
-		t.Fatal("the test needs a target whose fence instance cannot be built")
-	}
-	r.promote(a, 3)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
-	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: time.Hour})
-	if err != nil || res.HandedOff || !res.Resumed {
-		t.Fatalf("relocation to a target without a fence instance: %+v, %v; want no handoff, the source resumed", res, err)
-	}
-	if hs := r.events(history.Handoff, "a"); len(hs) != 1 || hs[0].Outcome != history.Fail || !strings.Contains(hs[0].Err, "refused") {
-		t.Fatalf("handoff events %+v; want one, refused by the target", hs)
-	}
-	if a.State() != StateActive || r.c.Bus().Count("a", SigHandedOff) != 0 {
-		t.Fatalf("source %s, %d handed-off signals; want it serving, not relocated", a.State(), r.c.Bus().Count("a", SigHandedOff))
-	}
-	r.submit(a, 5)
-	r.waitAcked(a, 15)
-	r.requireDurable(r.audit())
+	r.promote(tg, 1)
 }
