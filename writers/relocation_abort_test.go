@@ -13,10 +13,8 @@ import (
 // arrives; its adoption is then refused, and the resumed source keeps serving.
 func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 	r := memRig(t, nil)
-	a, tg := r.add("a", nil), r.add("t", nil)
-	r.promote(a, 3)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
+	a := r.acking("a", 3, 10)
+	tg := r.add("t", nil)
 	res, err := a.Relocate(ctx(t), tg, RelocateOptions{MessageDelay: 300 * time.Millisecond, AnswerTimeout: 20 * time.Millisecond})
 	if err != nil || !res.Resumed {
 		t.Fatalf("relocation whose message outlives the answer timeout: %+v, %v; want the source resumed", res, err)

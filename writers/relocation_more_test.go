@@ -35,10 +35,8 @@ func relocateAsync(ctx context.Context, w, target *Writer, opts RelocateOptions)
 func TestSourceFencedDuringPrehydrationReleasesTheTarget(t *testing.T) {
 	r := memRig(t, nil)
 	hs := newHold(r.st, isSegmentList)
-	a, b, tg := r.add("a", nil), r.add("b", nil), r.add("t", hs)
-	r.promote(a, 3)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
+	a := r.acking("a", 3, 5)
+	b, tg := r.add("b", nil), r.add("t", hs)
 	hs.arm()
 	done := relocateAsync(ctx(t), a, tg, RelocateOptions{Prehydrate: true})
 	hs.waitHit(t) // the target's prehydration lists the reference sets
@@ -71,10 +69,8 @@ func TestSourceFencedDuringPrehydrationReleasesTheTarget(t *testing.T) {
 func TestRelocationFromACopyNotServingLeavesAReservedTargetAlone(t *testing.T) {
 	r := memRig(t, nil)
 	hs := newHold(r.st, isSegmentList)
-	a, s, tg := r.add("a", nil), r.add("s", nil), r.add("t", hs)
-	r.promote(a, 3)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
+	a := r.acking("a", 3, 10)
+	s, tg := r.add("s", nil), r.add("t", hs)
 	hs.arm()
 	done := relocateAsync(ctx(t), a, tg, RelocateOptions{AnswerTimeout: time.Hour})
 	hs.waitHit(t) // the target received the handoff and hydrates
