@@ -50,8 +50,11 @@ type driver struct {
 	bin     string // the binary's file name
 	base    [sha256.Size]byte
 	baseDur time.Duration
-	log     io.Writer
-	logMu   sync.Mutex
+	// exploreTimeout bounds each mutant's exploration (--explore-timeout, or derived from
+	// baseDur by baseline).
+	exploreTimeout time.Duration
+	log            io.Writer
+	logMu          sync.Mutex
 }
 
 func newDriver(c config, log io.Writer) (*driver, error) {
@@ -92,7 +95,7 @@ func (d *driver) baseline(ctx context.Context) error {
 	d.base = sum
 	d.logf("exploring the unmutated bench: %s", strings.Join(d.c.explore, " "))
 	start := time.Now()
-	code, timeout, out, err := d.explore(ctx, work)
+	code, timeout, out, err := d.explore(ctx, work, d.c.timeout)
 	d.baseDur = time.Since(start)
 	switch {
 	case err != nil:
@@ -106,6 +109,7 @@ func (d *driver) baseline(ctx context.Context) error {
 	if len(d.c.test) > 0 {
 		for _, p := range d.c.pkgs {
 			d.logf("testing the unmutated %s: %s", p, strings.Join(d.c.test, " "))
+			start := time.Now()
 			failed, timeout, out, err := d.test(ctx, work, "./"+filepath.ToSlash(p))
 			switch {
 			case err != nil:
@@ -115,12 +119,24 @@ func (d *driver) baseline(ctx context.Context) error {
 			case failed:
 				return fmt.Errorf("the unmutated tests of %s fail; no mutant can be judged by them\n%s", p, out)
 			}
+			d.logf("the unmutated tests of %s passed in %s", p, time.Since(start).Round(time.Second))
 		}
 	}
-	if d.c.timeout < 2*d.baseDur {
-		d.logf("warning: --timeout %s is under twice the unmutated exploration's time; slow mutants may count as killed-by-timeout", d.c.timeout)
+	d.exploreTimeout = exploreTimeout(d.c.exploreTimeout, d.c.timeout, d.baseDur)
+	d.logf("a mutant's exploration may run %s", d.exploreTimeout)
+	if d.exploreTimeout < 2*d.baseDur {
+		d.logf("warning: the exploration timeout %s is under twice the unmutated exploration's time; slow mutants may count as killed-by-timeout", d.exploreTimeout)
 	}
 	return nil
+}
+
+// exploreTimeout is the bound of a mutant's exploration: given (--explore-timeout), or ten
+// times the unmutated exploration's time base, at least a minute and at most limit.
+func exploreTimeout(given, limit, base time.Duration) time.Duration {
+	if given > 0 {
+		return given
+	}
+	return min(max(10*base, time.Minute), limit)
 }
 
 // build builds the bench into work with the overlay replace (nil: none) and returns the
@@ -154,9 +170,9 @@ func (d *driver) build(ctx context.Context, work string, replace map[string]stri
 }
 
 // explore runs the exploration against the binary in work, with work as its folder, and
-// returns its exit code, whether it outlived the timeout, and the tail of its output.
-func (d *driver) explore(ctx context.Context, work string) (int, bool, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.c.timeout)
+// returns its exit code, whether it outlived timeout, and the tail of its output.
+func (d *driver) explore(ctx context.Context, work string, timeout time.Duration) (int, bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(work, d.bin), d.c.explore...)
 	cmd.Dir = work

@@ -9,11 +9,13 @@
 //     the equivalence file a person keeps (--equivalent);
 //   - the exploration exits 1 (an invariant failed): killed;
 //   - it exits 0: survived;
-//   - it outlives --timeout: killed-by-timeout, listed on its own and counted as a kill. The
-//     unmutated bench must finish its exploration (exit 0) before any mutant runs, and the
-//     tool warns when --timeout is under twice that run's time; a mutant that then hangs the
-//     exploration has broken the protocol's progress, which a run of the bench would notice
-//     as surely as a failed invariant (the usual convention of mutation testing);
+//   - it outlives --explore-timeout: killed-by-timeout, listed on its own and counted as a
+//     kill. The unmutated bench must finish its exploration (exit 0, within --timeout) before
+//     any mutant runs; --explore-timeout is by default ten times that run's time, at least a
+//     minute and at most --timeout, so a hang costs a minute rather than the minutes a
+//     package's tests may need. A mutant that then hangs the exploration has broken the
+//     protocol's progress, which a run of the bench would notice as surely as a failed
+//     invariant (the usual convention of mutation testing);
 //   - it exits 255 (harness errors: the bench could not run the protocol, e.g. the
 //     conditional-write probe or the auditor broke): killed-by-harness, listed on its own and
 //     counted as a kill, since the unmutated bench explored without one;
@@ -48,6 +50,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,23 +68,25 @@ const (
 
 // config is the command line.
 type config struct {
-	moduleDir  string
-	pkgs       []string
-	main       string
-	build      []string
-	explore    []string
-	test       []string // the test command, "" for no test stage
-	timeout    time.Duration
-	jobs       int
-	max        int
-	sampleSeed uint64
-	only       *regexp.Regexp
-	equivalent string
-	equivSet   bool // --equivalent was given: a missing file is then an error
-	survivors  string
-	survSet    bool // --survivors was given: a missing file is then an error
-	out        string
-	min        float64
+	moduleDir string
+	pkgs      []string
+	main      string
+	build     []string
+	explore   []string
+	test      []string // the test command, "" for no test stage
+	timeout   time.Duration
+	// exploreTimeout bounds a mutant's exploration; 0 derives it from the unmutated run.
+	exploreTimeout time.Duration
+	jobs           int
+	max            int
+	sampleSeed     uint64
+	only           *regexp.Regexp
+	equivalent     string
+	equivSet       bool // --equivalent was given: a missing file is then an error
+	survivors      string
+	survSet        bool // --survivors was given: a missing file is then an error
+	out            string
+	min            float64
 }
 
 func main() {
@@ -103,7 +108,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"the exploration: split on spaces and appended after the built binary")
 	test := fs.String("test", "", "the tests that judge a mutant the exploration did not kill, split on spaces; -overlay "+
 		"and the mutated package are appended (e.g. \"go test -count=1 -vet=off\"); empty: no test stage")
-	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long one exploration, or one package's tests, may run")
+	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long the unmutated exploration, or one package's tests, may run")
+	fs.DurationVar(&c.exploreTimeout, "explore-timeout", 0,
+		"how long one mutant's exploration may run (0: ten times the unmutated exploration's, at least 1m, at most --timeout)")
 	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
 	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
 	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")
@@ -137,8 +144,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("--only: %v", err)
 	case len(c.pkgs) == 0 || len(c.build) == 0 || c.main == "":
 		return c, errors.New("--pkgs, --build and --main must not be empty")
-	case c.jobs < 1 || c.max < 0 || c.timeout <= 0:
-		return c, errors.New("--jobs and --timeout must be positive, --max not negative")
+	case c.jobs < 1 || c.max < 0 || c.timeout <= 0 || c.exploreTimeout < 0:
+		return c, errors.New("--jobs and --timeout must be positive, --max and --explore-timeout not negative")
 	case c.min < 0 || c.min > 1:
 		return c, errors.New("--min must be between 0 and 1")
 	}
@@ -153,15 +160,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitBadInput
 	}
-	ms, judged, err := load(c)
+	ms, judged, examined, stale, err := load(c)
 	if err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
 		return exitBadInput
 	}
-	examined, err := readJudged(c.survivors, c.survSet, "why it survives")
-	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
-		return exitBadInput
+	for _, s := range stale {
+		fmt.Fprintln(stderr, "mutate: warning:", s)
 	}
 	d, err := newDriver(c, stderr)
 	if err != nil {
@@ -188,21 +193,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return rep.exitCode()
 }
 
-// load enumerates the mutants, reads the equivalence file and draws the sample.
-func load(c config) ([]mutate.Mutant, map[string]string, error) {
+// load enumerates the mutants, reads the equivalence and survivors files and draws the
+// sample. stale names each id in those files that no mutant of the whole set (not only of
+// the sample) has, as a file goes stale when the code it describes moves.
+func load(c config) (ms []mutate.Mutant, judged, examined map[string]string, stale []string, err error) {
 	all, err := mutate.Packages(c.moduleDir, c.pkgs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	judged, err := readJudged(c.equivalent, c.equivSet, "why it is equivalent")
+	judged, err = readJudged(c.equivalent, c.equivSet, "why it is equivalent")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	var ms []mutate.Mutant
+	examined, err = readJudged(c.survivors, c.survSet, "why it survives")
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	known := map[string]bool{}
 	for _, m := range all {
+		known[m.ID] = true
 		if c.only.MatchString(m.ID) {
 			ms = append(ms, m)
 		}
 	}
-	return sample(ms, c.max, c.sampleSeed), judged, nil
+	stale = append(staleIDs(judged, known, c.equivalent), staleIDs(examined, known, c.survivors)...)
+	return sample(ms, c.max, c.sampleSeed), judged, examined, stale, nil
+}
+
+// staleIDs lists, sorted, the ids of file that name no known mutant.
+func staleIDs(ids map[string]string, known map[string]bool, file string) []string {
+	var out []string
+	for id := range ids {
+		if !known[id] {
+			out = append(out, fmt.Sprintf("%s names no mutant: %s", file, id))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

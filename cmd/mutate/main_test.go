@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencebench/fencebench/internal/mutate"
 )
@@ -325,4 +327,62 @@ func ptrVal(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// An id in the equivalence or survivors file is stale only when no mutant of the whole set
+// has it: one a sample (or --only) leaves out is not, and a stale one names its file.
+func TestStaleIDs(t *testing.T) {
+	mod := tinyModule(t)
+	kept := mutantAt(t, mod, 10, mutate.FlipCmp)
+	eq, sv := filepath.Join(mod, "eq.txt"), filepath.Join(mod, "sv.txt")
+	if err := os.WriteFile(eq, []byte(kept+" # n is never near 100\nlib/lib.go:99:1:flip-cmp # moved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sv, []byte("lib/gone.go:3:4:drop-call # gone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := config{moduleDir: mod, pkgs: []string{"lib"}, only: regexp.MustCompile(`^lib/lib.go:7:`),
+		equivalent: eq, equivSet: true, survivors: sv, survSet: true}
+	ms, judged, examined, stale, err := load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.ID == kept {
+			t.Fatalf("--only kept %s", kept)
+		}
+	}
+	if len(judged) != 2 || len(examined) != 1 {
+		t.Errorf("judged %v examined %v", judged, examined)
+	}
+	want := []string{eq + " names no mutant: lib/lib.go:99:1:flip-cmp", sv + " names no mutant: lib/gone.go:3:4:drop-call"}
+	if !slices.Equal(stale, want) {
+		t.Errorf("stale %q, want %q", stale, want)
+	}
+}
+
+// A mutant's exploration is bounded by --explore-timeout, or by ten times the unmutated
+// exploration's time within [1m, --timeout]: a hang costs that, not a package's test budget.
+func TestExploreTimeout(t *testing.T) {
+	for _, tc := range []struct{ given, limit, base, want time.Duration }{
+		{0, 3 * time.Minute, 4 * time.Second, time.Minute},
+		{0, 3 * time.Minute, 12 * time.Second, 2 * time.Minute},
+		{0, 3 * time.Minute, time.Minute, 3 * time.Minute},
+		{0, 3 * time.Second, time.Millisecond, 3 * time.Second},
+		{5 * time.Second, 3 * time.Minute, time.Minute, 5 * time.Second},
+	} {
+		if got := exploreTimeout(tc.given, tc.limit, tc.base); got != tc.want {
+			t.Errorf("exploreTimeout(%s, %s, %s) = %s, want %s", tc.given, tc.limit, tc.base, got, tc.want)
+		}
+	}
+	// The hang (for !(n < 0) {}) is cut at --explore-timeout, well before --timeout.
+	// Had --timeout cut it, it would have run a minute.
+	mod := tinyModule(t)
+	_, rep, txt := runTiny(t, mod, "--only", `^lib/lib.go:13:\d+:negate-cond$`, "--timeout", "1m", "--explore-timeout", "2s")
+	if st := statusByLine(rep); st["13:negate-cond"] != timedOut || len(rep.Mutants) != 1 || rep.Mutants[0].Seconds >= 60 {
+		t.Fatalf("statuses %v (%+v), want the hang killed-by-timeout before --timeout", st, rep.Mutants)
+	}
+	if rep.ExploreTimeoutSeconds != 2 || !strings.Contains(txt, "timeout 2s a mutant, 1m0s a package's tests") {
+		t.Errorf("explore timeout %v; mutate.txt:\n%s", rep.ExploreTimeoutSeconds, txt)
+	}
 }

@@ -14,14 +14,16 @@ var statuses = []string{killed, timedOut, harness, testKill, survived, equiv, in
 
 // report is mutate.json.
 type report struct {
-	ModuleDir       string         `json:"module_dir"`
-	Packages        []string       `json:"packages"`
-	Main            string         `json:"main"`
-	Explore         string         `json:"explore"`
-	Test            string         `json:"test,omitempty"`
-	TimeoutSeconds  float64        `json:"timeout_seconds"`
-	BaselineSeconds float64        `json:"baseline_explore_seconds"`
-	Counts          map[string]int `json:"counts"`
+	ModuleDir      string   `json:"module_dir"`
+	Packages       []string `json:"packages"`
+	Main           string   `json:"main"`
+	Explore        string   `json:"explore"`
+	Test           string   `json:"test,omitempty"`
+	TimeoutSeconds float64  `json:"timeout_seconds"`
+	// ExploreTimeoutSeconds bounds each mutant's exploration (killed-by-timeout beyond it).
+	ExploreTimeoutSeconds float64        `json:"explore_timeout_seconds"`
+	BaselineSeconds       float64        `json:"baseline_explore_seconds"`
+	Counts                map[string]int `json:"counts"`
 	// Score is (killed + killed-by-timeout + killed-by-harness + killed-by-test) / (that +
 	// survived); absent when nothing was scored.
 	Score *float64 `json:"score,omitempty"`
@@ -51,7 +53,7 @@ type jsonResult struct {
 func newReport(c config, d *driver, rs []result, examined map[string]string) report {
 	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
 		Test:           strings.Join(c.test, " "),
-		TimeoutSeconds: c.timeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
+		TimeoutSeconds: c.timeout.Seconds(), ExploreTimeoutSeconds: d.exploreTimeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
 	for _, s := range statuses {
 		r.Counts[s] = 0
 	}
@@ -101,8 +103,9 @@ func (r report) summary() string {
 
 func (r report) text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s)\n", strings.Join(r.Packages, ", "),
-		r.Explore, time.Duration(r.TimeoutSeconds*float64(time.Second)))
+	fmt.Fprintf(&b, "mutation score of %s, explored by %q (timeout %s a mutant, %s a package's tests)\n",
+		strings.Join(r.Packages, ", "), r.Explore, time.Duration(r.ExploreTimeoutSeconds*float64(time.Second)),
+		time.Duration(r.TimeoutSeconds*float64(time.Second)))
 	if r.Test != "" {
 		fmt.Fprintf(&b, "survivors of the exploration then tested by %q on the mutated package\n", r.Test)
 	}

@@ -13,17 +13,8 @@ import (
 )
 
 // runAll judges every mutant, --jobs at a time, and returns the results in the mutants'
-// order. Ids in judged that name no mutant are reported, as the file may have gone stale.
+// order.
 func (d *driver) runAll(ctx context.Context, ms []mutate.Mutant, judged map[string]string) []result {
-	known := map[string]bool{}
-	for _, m := range ms {
-		known[m.ID] = true
-	}
-	for id := range judged {
-		if !known[id] {
-			d.logf("warning: %s (equivalence file) names no mutant of this run", id)
-		}
-	}
 	results := make([]result, len(ms))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -82,7 +73,7 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 		r.Status, r.Detail = equiv, "the binary is identical to the unmutated build"
 		return r
 	}
-	code, timeout, out, err := d.explore(ctx, work)
+	code, timeout, out, err := d.explore(ctx, work, d.exploreTimeout)
 	switch {
 	case err != nil:
 		r.Status, r.Detail = errStatus, err.Error()
