@@ -92,7 +92,11 @@ type gen struct {
 	reads *rand.Rand
 	// stalls draws whether held-fence-read holds a claim's final listing rather than its
 	// verifying read: a stream of its own too, for the same reason.
-	stalls   *rand.Rand
+	stalls *rand.Rand
+	// listings draws whether a first-read fault on a metadata kind takes the kind's listing
+	// (the restore read's or the hydration's first request) rather than the file: its own
+	// stream, for the same reason.
+	listings *rand.Rand
 	o        GenOptions
 	seed     uint64
 	weights  map[string]int // enabled kinds and their weights
@@ -119,8 +123,8 @@ type gen struct {
 
 func newGen(seed uint64, o GenOptions) *gen {
 	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
-		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)),
-		o:      o, seed: seed,
+		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
+		o: o, seed: seed,
 		events: map[string][]string{}}
 }
 

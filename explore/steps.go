@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
@@ -177,8 +178,14 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	}
 	w := ws[g.reads.IntN(len(ws))]
 	// The files themselves: "?" keeps the listings of the metadata prefixes out of the rule.
+	i := g.reads.IntN(4)
 	fam := []family{{"metadata", "*/translog/metadata/metadata__?*", nil}, families[2],
-		{"segment-metadata", "*/segments/metadata/metadata__?*", nil}, families[3]}[g.reads.IntN(4)]
+		{"segment-metadata", "*/segments/metadata/metadata__?*", nil}, families[3]}[i]
+	// A third of the metadata kinds' faults take the listing instead (the exact prefix, which
+	// no file's name is): a restore read or hydration whose listing fails has read nothing.
+	if (i == 0 || i == 2) && g.listings.IntN(3) == 0 {
+		fam = family{fam.name + "-listing", strings.TrimSuffix(fam.key, "?*"), nil}
+	}
 	acts := []string{"status-500", "status-503", string(faults.DropResponse), string(faults.Delay)}
 	act := acts[g.reads.IntN(len(acts))]
 	g.rules++

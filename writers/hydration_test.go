@@ -1,11 +1,13 @@
 package writers
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
 )
 
 // hydrateDuringPublishes relocates a to t with Prehydrate: t lists a's third reference set,
@@ -61,5 +63,33 @@ func TestEqualTermHydrationBound(t *testing.T) {
 	}
 	if n := hydrateDuringPublishes(t, fence.NoRetention, 1); n == 0 {
 		t.Fatal("no-retention, one publish: no listed file missing")
+	}
+}
+
+// A hydration in which one segment fetch is refused (a 403) has not fetched the reference
+// set, however many of its other fetches succeeded: the promotion fails with the store's
+// error and the copy stays a standby.
+func TestAHydrationWithOneRefusedFetchFails(t *testing.T) {
+	rg := memRig(t, nil)
+	a := rg.add("a", nil)
+	rg.promote(a, 3)
+	for range 3 {
+		if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+			t.Fatalf("refresh: %v %v", ok, err)
+		}
+	}
+	b := rg.add("b", newFailStore(rg.st, "get", func(key string) bool { return strings.HasSuffix(key, ".seg") }, 1, forbidden))
+	err := b.Promote(ctx(t), 4)
+	if !errors.Is(err, store.ErrConfig) || b.State() != StateStandby {
+		t.Fatalf("promotion with a refused segment fetch: %v, b %s; want the store's error and a standby", err, b.State())
+	}
+	fetches := 0
+	for _, e := range rg.events(history.Hydrate, "b") {
+		if e.Key != "" && strings.HasSuffix(e.Key, ".seg") {
+			fetches++
+		}
+	}
+	if fetches < 2 {
+		t.Fatalf("b fetched %d segment files; want a reference set of several, so that others succeeded", fetches)
 	}
 }

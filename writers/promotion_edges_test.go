@@ -109,3 +109,20 @@ func TestAuditFailsWhenATlogFetchIsRefused(t *testing.T) {
 		t.Fatalf("audit whose .tlog fetch is refused: %v (ops %v); want the store's error", err, res.Ops)
 	}
 }
+
+// A restore read whose metadata listing goes unanswered (a 500) has read nothing: it is
+// retried, and the promoted copy starts from the whole lineage, never from the empty restore
+// point a failed listing would look like.
+func TestARestoreReadRetriesAnUnansweredMetadataListing(t *testing.T) {
+	r := memRig(t, nil)
+	r.acking("a", 1, 5)
+	r.settle()
+	meta := r.c.cfg.Shard.MetadataListPrefix()
+	b := r.add("b", newFailStore(r.st, "list", func(prefix string) bool { return prefix == meta }, 1, unanswered))
+	r.promote(b, 2)
+	reads := r.events(history.RestoreRead, "b")
+	if len(reads) != 2 || reads[0].Outcome == history.OK || reads[1].Outcome != history.OK || len(reads[1].Ops) != 5 {
+		t.Fatalf("b's restore reads %+v; want the unanswered one, then one restoring a's 5 ops", reads)
+	}
+	r.requireDurable(r.audit())
+}
