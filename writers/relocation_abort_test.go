@@ -1,11 +1,13 @@
 package writers
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
 )
 
 // A handoff message delayed past the answer timeout is not lost: the source gives up and
@@ -50,20 +52,7 @@ func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 // A revert whose conditional write meets an unknown outcome (a 500, the write not applied)
 // is tried again: the retained token still matches, so the source resumes and serves.
 func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
-	r := memRig(t, nil)
-	st := newFailStore(r.st, "put-if-match", func(key string) bool { return strings.Contains(key, "/fence__") }, 0, unanswered)
-	a, tg := r.add("a", st), r.add("t", nil)
-	r.promote(a, 3)
-	r.submit(a, 10)
-	r.waitAcked(a, 10)
-	// The source's next conditional write after its transfer, its revert's, goes unanswered.
-	cancel := r.c.Bus().Subscribe(func(s Signal) {
-		if s.Writer == "a" && s.Kind == SigTransferred {
-			st.n.Store(1)
-		}
-	})
-	defer cancel()
-	res, err := a.Relocate(ctx(t), tg, RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+	r, a, tg, res, err := relocateWithFailedRevert(t, unanswered)
 	if err != nil || !res.Resumed {
 		t.Fatalf("relocation whose revert meets an unanswered write: %+v, %v; want the source resumed", res, err)
 	}
@@ -77,4 +66,37 @@ func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
 	r.submit(a, 5)
 	r.waitAcked(a, 15)
 	r.requireDurable(r.audit())
+}
+
+// A revert whose conditional write the store refuses outright (a 403, which no retry cures)
+// is not retried: the relocation returns the store's error after that one attempt.
+func TestRevertGivesUpOnARefusedWrite(t *testing.T) {
+	r, _, _, res, err := relocateWithFailedRevert(t, forbidden)
+	if !errors.Is(err, store.ErrConfig) || res.Resumed {
+		t.Fatalf("relocation whose revert is refused with a 403: %+v, %v; want the store's error", res, err)
+	}
+	if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome == history.OK {
+		t.Fatalf("revert events %+v; want the one refused attempt", rv)
+	}
+}
+
+// relocateWithFailedRevert relocates a (active at term 3, 10 ops acknowledged) to t with the
+// handoff message lost, so the source reverts, and fails the source's first conditional write
+// after its transfer, its revert's, with fail.
+func relocateWithFailedRevert(t *testing.T, fail error) (*rig, *Writer, *Writer, RelocationResult, error) {
+	t.Helper()
+	r := memRig(t, nil)
+	st := newFailStore(r.st, "put-if-match", func(key string) bool { return strings.Contains(key, "/fence__") }, 0, fail)
+	a, tg := r.add("a", st), r.add("t", nil)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	cancel := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == SigTransferred {
+			st.n.Store(1)
+		}
+	})
+	defer cancel()
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+	return r, a, tg, res, err
 }
