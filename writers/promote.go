@@ -79,12 +79,12 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 
 func (w *Writer) promote(ctx context.Context, term int64) error {
 	var (
-		sealSeq int64
-		rp      RestorePoint
-		hy      hydration
-		err     error
+		sealed *fence.Fence
+		rp     RestorePoint
+		hy     hydration
+		err    error
 	)
-	seal := func() error { sealSeq, err = w.seal(ctx, term, w.c.cfg.Variant); return err }
+	seal := func() error { sealed, err = w.seal(ctx, term, w.c.cfg.Variant); return err }
 	restore := func() error { rp, err = w.readRestore(ctx, term, true); return err }
 	hydrate := func() error { hy, err = w.hydrate(ctx, term, ""); return err }
 	order := []func() error{seal, restore, hydrate}
@@ -99,6 +99,17 @@ func (w *Writer) promote(ctx context.Context, term int64) error {
 			return err
 		}
 	}
+	// A restore point at this copy's term (or above) was written by a copy granted at or
+	// after it: an equal-term twin that took the key after this seal may have synced, and its
+	// lineage would then be this copy's base, from which this copy's generations would collide
+	// with the twin's (see grantBase). The seal must still hold. A restore point below the term
+	// was written before any grant at it, and a later grantee's bands lie above this copy's.
+	if rp.Term >= term {
+		if err := w.verifySeal(ctx, sealed); err != nil {
+			return err
+		}
+	}
+	sealSeq := sealed.Seq()
 	f, err := fence.New(w.fenceOptions(term, true, w.c.cfg.Variant))
 	if err != nil {
 		return err
@@ -122,13 +133,13 @@ func (w *Writer) promote(ctx context.Context, term int64) error {
 // seal claims term's fence object with a throwaway unguarded instance, one per promotion,
 // retrying the claim on it while the outcome is retryable. Claim promises that a failed claim
 // holds nothing, so its retry re-runs the whole claim; the seal relies on that promise as a
-// system built on the fence library would (reuse-half-claimed breaks it). It returns the chain
-// seq the seal left.
-func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (int64, error) {
+// system built on the fence library would (reuse-half-claimed breaks it). It returns the
+// instance, holding the chain seq and token the seal left.
+func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (*fence.Fence, error) {
 	key := w.c.cfg.Shard.FenceKey(term)
 	f, err := fence.New(w.fenceOptions(term, false, variant))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
 		sp := w.begin(history.Event{Kind: history.Claim, Term: term, Key: key, Detail: "seal"})
@@ -138,13 +149,27 @@ func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (i
 		ev := sp.End(fenceOutcome(err), err)
 		if err == nil {
 			w.emit(SigClaimed, ev, 0)
-			return f.Seq(), nil
+			return f, nil
 		}
 		if !retryable(err) || ctx.Err() != nil {
-			return 0, err
+			return nil, err
 		}
 		if !w.backoff(ctx, attempt) {
-			return 0, ctx.Err()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// verifySeal checks that the seal's instance still holds the key (fence.Verify), retrying
+// while the read's outcome is unknown.
+func (w *Writer) verifySeal(ctx context.Context, f *fence.Fence) error {
+	for attempt := 1; ; attempt++ {
+		err := f.Verify(ctx)
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		if !w.backoff(ctx, attempt) {
+			return ctx.Err()
 		}
 	}
 }
