@@ -285,7 +285,8 @@ var stalledClaims = []struct {
 	shows func(evs []history.Event) bool
 }{
 	// The stalled claim (d) completes after its twin (c) took the object over and re-adopted
-	// it; c acknowledges after that, and d's own re-adoption is refused.
+	// it; c acknowledges after that, and d, whose restore point is then c's lineage, is fenced
+	// when its promotion verifies the seal (had it served, its re-adoption would be refused).
 	{"testdata/twin-stalled-claim.yaml", func(evs []history.Event) bool {
 		dSeal, cReadopt, cLastAck := at(evs, "d", history.Claim, "seal", history.OK), at(evs, "c", history.Claim, "readopt", history.OK), time.Duration(0)
 		for _, ev := range evs {
@@ -293,7 +294,8 @@ var stalledClaims = []struct {
 				cLastAck = max(cLastAck, ev.Invoke)
 			}
 		}
-		return dSeal > 0 && cReadopt > 0 && cReadopt < dSeal && cLastAck > dSeal && at(evs, "d", history.Claim, "readopt", history.FencedOut) > 0
+		dOut := max(at(evs, "d", history.Promote, "", history.FencedOut), at(evs, "d", history.Claim, "readopt", history.FencedOut))
+		return dSeal > 0 && cReadopt > 0 && cReadopt < dSeal && cLastAck > dSeal && dOut > dSeal
 	}},
 	// The stalled claim (c) took b's object over by arbitration and then found term 9 in its
 	// listing; b's re-adoption was refused before d claimed term 9.
@@ -301,6 +303,21 @@ var stalledClaims = []struct {
 		bFenced, cGaveUp, dSeal := at(evs, "b", history.Claim, "readopt", history.FencedOut), at(evs, "c", history.Claim, "seal", history.FencedOut),
 			at(evs, "d", history.Claim, "seal", history.OK)
 		return bFenced > 0 && dSeal > bFenced && cGaveUp > dSeal
+	}},
+	// The stalled claim (b) completes after its twin (c) took the object over and
+	// acknowledged; b's promotion, its restore point c's lineage, is fenced at its verify,
+	// and c crashes after acknowledging.
+	{"testdata/twin-crash-after-overtake.yaml", func(evs []history.Event) bool {
+		bSeal, cReadopt, bOut := at(evs, "b", history.Claim, "seal", history.OK), at(evs, "c", history.Claim, "readopt", history.OK),
+			at(evs, "b", history.Promote, "", history.FencedOut)
+		cAcked, cCrash := false, time.Duration(0)
+		for _, ev := range evs {
+			cAcked = cAcked || ev.Kind == history.Ack && ev.Writer == "c" && ev.Invoke < bSeal
+			if ev.Kind == history.Crash && ev.Writer == "c" {
+				cCrash = ev.Invoke
+			}
+		}
+		return bSeal > 0 && cReadopt > 0 && cReadopt < bSeal && cAcked && bOut > bSeal && cCrash > 0
 	}},
 }
 
