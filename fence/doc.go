@@ -28,6 +28,9 @@
 //   - Transfer/Revert hand the chain to a same-term relocation target and take it back only if
 //     the target never wrote (the retained ETag answers that question).
 //   - PublishAllowed fails open and CollectAllowed fails closed when the fence is unreadable.
+//   - Verify writes nothing: it is nil only while the key holds the instance's version, and
+//     fences once the key is gone or holds another version; a read it cannot make is never a
+//     fencing verdict.
 //
 // These guarantees assume the store enforces conditional writes, is strongly consistent for
 // reads and listings, and that the client does not retry conditional PUTs on its own.

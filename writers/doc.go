@@ -5,8 +5,8 @@
 // A [Cluster] holds the copies ([Writer]) of one shard. Each writer talks to the store over
 // its own client (the runner gives it one over its own fault path), wrapped in a
 // [RecordingStore] that records every call at the client boundary, and in a pause gate. A
-// writer is promoted (seal -> restore read -> hydrate -> active with a guarded fence
-// instance), buffers client ops and syncs them (.tlog -> metadata -> fence CAS -> ack),
+// writer is promoted (seal -> restore read -> hydrate -> the seal verified when the restore
+// point is at its own term -> active with a guarded fence instance), buffers client ops and syncs them (.tlog -> metadata -> fence CAS -> ack),
 // relocates (drain -> transfer -> handoff -> adoption, or revert -> resume / stand down),
 // refreshes and collects segments behind the fence's gates, crashes, restarts as a new
 // incarnation, and pauses. A standby copy recovers from the primary while it works
@@ -26,7 +26,9 @@
 //     attempt and op ids), so any object in the bucket maps to one recorded call;
 //   - the restore read's "first metadata file in the listing" is the lineage of the copy that
 //     most recently owned the chain: generations increase across terms, and within a term a
-//     later grant's generations sort above anything an earlier grantee can still write;
+//     later grant's generations sort above anything an earlier grantee can still write (an
+//     earlier grantee whose restore point already holds a later grant's lineage is fenced
+//     before it serves, since its own generations would collide with that grant's);
 //   - every protocol step is recorded with the semantics of the history.Kind it uses, and is
 //     announced on the cluster's [Bus] so a schedule can wait for it;
 //   - traffic is steady and its routing choices are deterministic given a seed, and Stop and
