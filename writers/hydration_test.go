@@ -93,3 +93,28 @@ func TestAHydrationWithOneRefusedFetchFails(t *testing.T) {
 		t.Fatalf("b fetched %d segment files; want a reference set of several, so that others succeeded", fetches)
 	}
 }
+
+// A hydration starts over from the listing while a listed file is missing, up to five
+// attempts: a file missing four times in a row still lets the fifth attempt hydrate.
+func TestAHydrationHasFiveAttempts(t *testing.T) {
+	rg := memRig(t, nil)
+	a := rg.add("a", nil)
+	rg.promote(a, 3)
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	missing := &store.Error{Op: "get", Kind: store.ErrNotFound, Status: 404, Code: "NoSuchKey"}
+	b := rg.add("b", newFailStore(rg.st, "get", func(key string) bool { return strings.HasSuffix(key, "_0.seg") }, 4, missing))
+	if err := b.Promote(ctx(t), 4); err != nil || b.State() != StateActive {
+		t.Fatalf("promotion whose hydration meets a missing file four times: %v, b %s; want b active", err, b.State())
+	}
+	failed := 0
+	for _, e := range rg.events(history.Hydrate, "b") {
+		if e.Outcome == history.Fail {
+			failed++
+		}
+	}
+	if failed != 4 {
+		t.Fatalf("b's failed fetches %d; want the four of the file that was missing", failed)
+	}
+}

@@ -3,6 +3,7 @@ package writers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +117,19 @@ func TestAWriterWhoseNodeIDAFenceBodyCannotHoldIsRefused(t *testing.T) {
 		t.Fatalf("the id of a refused writer stays free: %v", err)
 	}
 	r.promote(tg, 1)
+}
+
+// A writer id names the copy in every key and history event it leaves, and allocation ids
+// are built from it: an empty id, or one holding '|', '/' or a space, is refused.
+func TestWriterIDsThatCannotNameACopyAreRefused(t *testing.T) {
+	r := memRig(t, nil)
+	for _, id := range []string{"", "a|b", "a/b", "a b"} {
+		if _, err := r.c.AddWriter(WriterSpec{ID: id, Store: r.st}); err == nil ||
+			!strings.Contains(err.Error(), fmt.Sprintf("invalid writer id %q", id)) {
+			t.Errorf("adding writer %q: %v; want it refused", id, err)
+		}
+	}
+	if len(r.c.Writers()) != 0 {
+		t.Fatalf("writers %v after refused adds; want none", r.c.Writers())
+	}
 }
