@@ -13,6 +13,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // Class says what failing a probe means.
@@ -232,7 +233,7 @@ func Run(ctx context.Context, e env.Env, opts Options) (*Report, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg := e.Config()
-	admin, err := store.New(store.ClientMinio, cfg)
+	admin, err := s3store.New(store.ClientMinio, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("certify: store client: %w", err)
 	}

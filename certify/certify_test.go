@@ -16,6 +16,7 @@ import (
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -92,7 +93,7 @@ func TestMinIO(t *testing.T) {
 	if !strings.HasPrefix(rep.Cleanup, "deleted the ") {
 		t.Errorf("cleanup: %q", rep.Cleanup)
 	}
-	s, err := store.New(store.ClientMinio, env.Config())
+	s, err := s3store.New(store.ClientMinio, env.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -19,7 +20,7 @@ type lost struct {
 // lostCreate sends one PUT If-None-Match: * through its own fault path, whose only rule drops
 // the response after the store applied the request. ok is false when the probe could not
 // arrange that (the trial then holds an error).
-func (t *trial) lostCreate(ctx context.Context, fb *faults.Bench, name, key string, attempts int) (l lost, ok bool) {
+func (t *trial) lostCreate(ctx context.Context, fb *netpath.Bench, name, key string, attempts int) (l lost, ok bool) {
 	p, err := fb.Path(name)
 	if err != nil {
 		t.errorf("fault path: %v", err)
@@ -60,7 +61,7 @@ func (t *trial) readBack(ctx context.Context, key string, b []byte) (own, ok boo
 }
 
 func probeF24(ctx context.Context, t *trial) {
-	fb, err := faults.New(faults.Options{Upstream: t.env.Upstream(), Bucket: t.cfg.Bucket, Prefix: t.base,
+	fb, err := netpath.New(netpath.Options{Upstream: t.env.Upstream(), Bucket: t.cfg.Bucket, Prefix: t.base,
 		AccessKey: t.cfg.AccessKey, SecretKey: t.cfg.SecretKey, SessionToken: t.cfg.SessionToken,
 		UpstreamTLS: env.UpstreamTLS(t.cfg), Logger: t.log})
 	if err != nil {

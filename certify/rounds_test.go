@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // TestAggregateOneFailingRound: one failing round of five fails a HARD probe; the result
@@ -156,7 +157,7 @@ func TestRoundsOnMinIO(t *testing.T) {
 	if a1.PerRound[0].Verdict != Pass || a1.PerRound[2].Verdict != Pass || len(rounds) != 3 || rounds[2] != 3 {
 		t.Fatalf("per round %+v, progress rounds %v", a1.PerRound, rounds)
 	}
-	s, err := store.New(store.ClientMinio, e.Config())
+	s, err := s3store.New(store.ClientMinio, e.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

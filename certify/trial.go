@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 	"github.com/fencebench/fencebench/storeprobe"
 )
 
@@ -104,7 +105,7 @@ func (t *trial) newStore(tweak store.Config) (store.Store, error) {
 	if tweak.AccessKey != "" { // a fault path's own credential
 		cfg.AccessKey, cfg.SecretKey, cfg.SessionToken = tweak.AccessKey, tweak.SecretKey, ""
 	}
-	s, err := store.New(t.client, cfg)
+	s, err := s3store.New(t.client, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // MakeBucket creates cfg.Bucket if it does not exist yet, trusting what cfg trusts.
@@ -20,7 +21,7 @@ func MakeBucket(ctx context.Context, cfg store.Config) error {
 	if region == "" {
 		region = "us-east-1"
 	}
-	c, err := store.MinioClient(cfg, 0)
+	c, err := s3store.MinioClient(cfg, 0)
 	if err != nil {
 		return fmt.Errorf("compose: client: %w", err)
 	}

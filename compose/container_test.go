@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // needDocker ends the test unless a Docker engine answers: a skip, or a failure in CI
@@ -56,7 +57,7 @@ func TestMinIOContainer(t *testing.T) {
 	if strings.Contains(c.Config().String(), c.SecretKey) {
 		t.Fatal("Config.String shows the secret")
 	}
-	s, err := store.New(store.ClientAWS, c.Config())
+	s, err := s3store.New(store.ClientAWS, c.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // startDrives starts an erasure-coded MinIO over n drives for one test.
@@ -33,7 +34,7 @@ func startServer(t *testing.T, opts compose.LocalOptions) (*compose.Local, store
 	t.Cleanup(srv.Stop)
 	cfg := srv.Config()
 	cfg.Timeout, cfg.MaxAttempts = 5*time.Second, 1
-	s, err := store.New(store.ClientMinio, cfg)
+	s, err := s3store.New(store.ClientMinio, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

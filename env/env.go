@@ -12,6 +12,7 @@ import (
 
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // Env is the object store a run or a certification talks to.
@@ -141,7 +142,7 @@ func NewExternal(cfg store.Config, server, prefix string) (*External, error) {
 	}
 	pcfg := cfg
 	pcfg.Timeout, pcfg.MaxAttempts = ProbeTimeout, 1
-	probe, err := store.New(store.ClientMinio, pcfg)
+	probe, err := s3store.New(store.ClientMinio, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("env: store client: %w", err)
 	}

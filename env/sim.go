@@ -3,6 +3,7 @@ package env
 import (
 	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // DefaultSpeed is how much faster than real time the simulated stack runs scenario time: a
@@ -64,5 +65,5 @@ func Client(e Env, client store.Client) (store.Store, error) {
 	if d, ok := e.(Direct); ok {
 		return d.Store(), nil
 	}
-	return store.New(client, e.Config())
+	return s3store.New(client, e.Config())
 }

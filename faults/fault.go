@@ -19,7 +19,7 @@ const (
 
 // Fault is one fault with its whole life: its name (unique among the open faults of a
 // [Set]), its layer, how it is put in place and how it is lifted. A fault acts on the target
-// of the set it is opened in: a [Path] (Toxiproxy at L4, the bench's HTTP proxy at L7) or
+// of the set it is opened in: a [github.com/fencebench/fencebench/faults/netpath.Path] (Toxiproxy at L4, the bench's HTTP proxy at L7) or
 // any other target offering the capability the fault needs ([Network], [Requests]), such as
 // an in-process store. Build faults with the constructors of this package.
 type Fault interface {
@@ -32,7 +32,7 @@ type Fault interface {
 	heal(target any) (cleared bool, err error)
 }
 
-// Network is the capability of a target that carries a writer's connections. [Path]
+// Network is the capability of a target that carries a writer's connections. [github.com/fencebench/fencebench/faults/netpath.Path]
 // implements it with an embedded Toxiproxy proxy; Heal lifts every network fault at once.
 type Network interface {
 	Partition(PartitionMode) error
@@ -81,27 +81,27 @@ func network[C any](name, what string, apply func(C) error) Fault {
 		}}
 }
 
-// PartitionFault cuts the target's connections in the given mode ([Path.Partition]).
+// PartitionFault cuts the target's connections in the given mode ([github.com/fencebench/fencebench/faults/netpath.Path.Partition]).
 func PartitionFault(name string, mode PartitionMode) Fault {
 	return network(name, "partition", func(n Network) error { return n.Partition(mode) })
 }
 
-// LatencyFault delays the request direction by d ([Path.Latency]).
+// LatencyFault delays the request direction by d ([github.com/fencebench/fencebench/faults/netpath.Path.Latency]).
 func LatencyFault(name string, d time.Duration) Fault {
 	return network(name, "delay", func(n Network) error { return n.Latency(d) })
 }
 
-// BandwidthFault limits each direction to kbps kilobytes per second ([Path.Bandwidth]).
+// BandwidthFault limits each direction to kbps kilobytes per second ([github.com/fencebench/fencebench/faults/netpath.Path.Bandwidth]).
 func BandwidthFault(name string, kbps int64) Fault {
 	return network(name, "limit bandwidth", func(n Network) error { return n.Bandwidth(kbps) })
 }
 
-// ResetFault resets every connection as soon as the client sends on it ([Path.Reset]).
+// ResetFault resets every connection as soon as the client sends on it ([github.com/fencebench/fencebench/faults/netpath.Path.Reset]).
 func ResetFault(name string) Fault {
 	return network(name, "reset", func(n Network) error { return n.Reset() })
 }
 
-// SlowCloseFault delays the close of a connection by the store side ([Path.SlowClose]).
+// SlowCloseFault delays the close of a connection by the store side ([github.com/fencebench/fencebench/faults/netpath.Path.SlowClose]).
 func SlowCloseFault(name string, d time.Duration) Fault {
 	return network(name, "slow close", func(n Network) error { return n.SlowClose(d) })
 }

@@ -5,11 +5,3 @@ package faults
 func OneWayFault(name string) Fault {
 	return network(name, "drop answers", func(t interface{ DropAnswers() error }) error { return t.DropAnswers() })
 }
-
-// DropAnswers stops the answer direction of the path (a timeout toxic with timeout 0 on the
-// downstream stream): requests still reach the store, which applies them, but no byte of its
-// answer reaches the client and nothing is closed. Heal lifts it. The ledger records such an
-// answer as delivered: the L7 proxy handed it to the L4 leg, which swallowed it.
-func (p *Path) DropAnswers() error {
-	return p.toxic("oneway_down", "timeout", "downstream", `{"timeout":0}`)
-}

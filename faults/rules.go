@@ -254,7 +254,7 @@ func (r *rule) match(q request) bool {
 
 // Rules is a table of request rules: the matching, counting and firing every request-level
 // fault of the bench goes through, whether the requests arrive at the HTTP fault proxy of a
-// [Path] or at an in-process store. Its methods are safe for concurrent use.
+// [github.com/fencebench/fencebench/faults/netpath.Path] or at an in-process store. Its methods are safe for concurrent use.
 type Rules struct {
 	owner string // named in errors
 	mu    sync.Mutex
@@ -326,18 +326,6 @@ func (t *Rules) Fire(q Request) (r Rule, keyMatches func(string) bool, ok bool) 
 	}
 	return *fr, re.MatchString, true
 }
-
-// AddRule installs an L7 rule on the path. It takes effect for requests arriving after it
-// returns; traffic may flow meanwhile.
-func (p *Path) AddRule(r Rule) error { return p.rules.Add(r) }
-
-// RemoveRule uninstalls the named rule; requests already past matching are not affected. Its
-// Fired count remains readable.
-func (p *Path) RemoveRule(name string) error { return p.rules.Remove(name) }
-
-// Fired reports how many times rules of that name fired on this path, over the path's
-// lifetime (removed rules included): the attestation that a fault was actually injected.
-func (p *Path) Fired(name string) int { return p.rules.Fired(name) }
 
 // fire evaluates the rules for one request and returns a copy of the rule that fired with its
 // compiled key pattern (nil: any key), or nil.

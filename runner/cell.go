@@ -18,6 +18,7 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/guard"
@@ -26,6 +27,7 @@ import (
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/sim"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 	"github.com/fencebench/fencebench/writers"
 )
 
@@ -44,7 +46,7 @@ type runner struct {
 	env  env.Env
 	dir  string
 	log  *slog.Logger
-	ca   *faults.CA // signs the fault paths' certificates when the store speaks HTTPS
+	ca   *netpath.CA // signs the fault paths' certificates when the store speaks HTTPS
 	// down says why the store is unreachable, "" while it answers; once set, no further
 	// cell starts. Cells running side by side share it.
 	down *downState
@@ -394,7 +396,7 @@ func (cr *cellRun) storeFor(id string) (store.Store, error) {
 	if cr.variant == fence.SDKRetries {
 		cfg.MaxAttempts = 3
 	}
-	st, err := store.New(store.Client(cr.res.Client), cfg)
+	st, err := s3store.New(store.Client(cr.res.Client), cfg)
 	if err != nil {
 		return nil, harnessf("store client for %s: %v", id, err)
 	}

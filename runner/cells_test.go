@@ -2,9 +2,10 @@ package runner
 
 import (
 	"context"
-	"github.com/fencebench/fencebench/env"
 	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/env"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/internal/testenv"

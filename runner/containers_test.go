@@ -3,11 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/fencebench/fencebench/env"
-	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"

@@ -2,10 +2,11 @@ package runner
 
 import (
 	"context"
-	"github.com/fencebench/fencebench/env"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/env"
 
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"

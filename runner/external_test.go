@@ -2,12 +2,13 @@ package runner
 
 import (
 	"context"
-	"github.com/fencebench/fencebench/internal/testenv"
-	"github.com/fencebench/fencebench/outcome"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/outcome"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/scenarios"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/sim"
@@ -24,7 +25,7 @@ type paths interface {
 // netPaths are real fault paths: a writer's client dials through its path.
 type netPaths interface {
 	paths
-	Path(writer string) (*faults.Path, error)
+	Path(writer string) (*netpath.Path, error)
 	RootCAs() *x509.CertPool
 }
 
@@ -40,7 +41,7 @@ type route interface {
 }
 
 var (
-	_ netPaths = (*faults.Bench)(nil)
+	_ netPaths = (*netpath.Bench)(nil)
 	_ simPaths = (*sim.Bench)(nil)
 )
 
@@ -66,7 +67,7 @@ func (cr *cellRun) openPaths(prefix string, rng *rand.Rand) error {
 		return nil
 	}
 	cfg := cr.r.env.Config()
-	b, err := faults.New(faults.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
+	b, err := netpath.New(netpath.Options{Upstream: cr.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
 		Clock: cr.rec.Now, Rand: rng, Record: cr.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
 		SessionToken: cfg.SessionToken, UpstreamTLS: env.UpstreamTLS(cfg), CA: cr.r.ca, Guard: cr.guard})
 	if err != nil {

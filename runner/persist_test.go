@@ -3,13 +3,14 @@ package runner
 import (
 	"encoding/json"
 	"errors"
-	"github.com/fencebench/fencebench/outcome"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 // tree lists every path under root with its size, to tell whether anything was written.

@@ -3,12 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/fencebench/fencebench/env"
-	"github.com/fencebench/fencebench/outcome"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/internal/testenv"

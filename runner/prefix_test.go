@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fencebench/fencebench/env"
-	"github.com/fencebench/fencebench/outcome"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/internal/testenv"

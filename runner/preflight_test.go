@@ -18,6 +18,7 @@ import (
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // TestPreflightOnMinIO: the pinned MinIO passes both racing probes of the pre-flight, the
@@ -60,7 +61,7 @@ func TestUnsafeStoreIsRefused(t *testing.T) {
 	}
 	defer front.Close()
 	prefix := testenv.Prefix(t)
-	seq, err := store.New(store.ClientMinio, front.Config())
+	seq, err := s3store.New(store.ClientMinio, front.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/env"
-	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
@@ -148,7 +148,7 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 	if env.UpstreamTLS(e.Config()) != nil {
 		// An HTTPS store: the fault paths terminate TLS with certificates of a CA that exists
 		// only in this process, for this run.
-		if r.ca, err = faults.NewCA(); err != nil {
+		if r.ca, err = netpath.NewCA(); err != nil {
 			return nil, fmt.Errorf("runner: run-local CA: %w", err)
 		}
 	}

@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/fencebench/fencebench/env"
-	"github.com/fencebench/fencebench/outcome"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/outcome"
+
 	"go.uber.org/goleak"
 
 	"github.com/fencebench/fencebench/checker"
@@ -20,6 +21,7 @@ import (
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -295,7 +297,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 // Cleanup deletes exactly its own objects, leaving everything outside its prefix untouched.
 func TestPrefixIsFreshAndCleaned(t *testing.T) {
 	srv := testenv.MinIO(t)
-	st, err := store.New(store.ClientMinio, srv.Config())
+	st, err := s3store.New(store.ClientMinio, srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,9 @@
 // never those under a sub-prefix another run claims, and the marker last. [ValidatePrefix]
 // refuses prefixes that are not plain relative key paths.
 //
-// Two adapters talk to real stores, one over github.com/minio/minio-go/v7 ([NewMinio]) and one
-// over github.com/aws/aws-sdk-go-v2 ([NewAWS]); [Mem] is an in-memory store with the same
+// This package imports the standard library only, so a protocol written against [Store] (fence/)
+// links no SDK. The two adapters that talk to real stores, over minio-go and over
+// aws-sdk-go-v2, live in store/s3store; [Mem] is an in-memory store with the same
 // conditional-write semantics as MinIO, used for fast deterministic protocol traces. The
 // contract suite in store/storetest runs against all three.
 //

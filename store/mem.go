@@ -38,7 +38,7 @@ func md5ETag(body []byte) string {
 
 func (m *Mem) hook(ctx context.Context, op, key string) error {
 	if err := ctx.Err(); err != nil {
-		return ambiguous(op, key, err)
+		return Ambiguous(op, key, err)
 	}
 	if m.Hook == nil {
 		return nil

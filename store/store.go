@@ -177,24 +177,27 @@ type Config struct {
 
 // String describes the config without credentials.
 func (c Config) String() string {
-	return fmt.Sprintf("endpoint=%s bucket=%s region=%s", c.Endpoint, c.Bucket, c.region())
+	return fmt.Sprintf("endpoint=%s bucket=%s region=%s", c.Endpoint, c.Bucket, c.RegionOrDefault())
 }
 
-func (c Config) region() string {
+// RegionOrDefault is the region to sign with: Region, or us-east-1.
+func (c Config) RegionOrDefault() string {
 	if c.Region == "" {
 		return "us-east-1"
 	}
 	return c.Region
 }
 
-func (c Config) timeout() time.Duration {
+// CallTimeout is the bound on every call: Timeout, or 10s.
+func (c Config) CallTimeout() time.Duration {
 	if c.Timeout <= 0 {
 		return 10 * time.Second
 	}
 	return c.Timeout
 }
 
-func (c Config) attempts() int {
+// Attempts is the SDK attempt count per call, at least 1.
+func (c Config) Attempts() int {
 	if c.MaxAttempts < 1 {
 		return 1
 	}
@@ -219,7 +222,9 @@ func NewTransport(dial func(ctx context.Context, network, addr string) (net.Conn
 	}
 }
 
-func (c Config) transport() http.RoundTripper {
+// RoundTripper is the transport an adapter uses: Transport, or a [NewTransport] over
+// DialContext that trusts RootCAs.
+func (c Config) RoundTripper() http.RoundTripper {
 	if c.Transport != nil {
 		return c.Transport
 	}
@@ -233,19 +238,7 @@ func (c Config) transport() http.RoundTripper {
 // HTTPClient returns a plain HTTP client with the config's transport (its dialer and trust),
 // for the few calls outside the Store interface (health checks, bucket creation).
 func (c Config) HTTPClient(timeout time.Duration) *http.Client {
-	return &http.Client{Timeout: timeout, Transport: c.transport()}
-}
-
-// New builds the adapter named by client.
-func New(client Client, cfg Config) (Store, error) {
-	switch client {
-	case ClientMinio:
-		return NewMinio(cfg)
-	case ClientAWS:
-		return NewAWS(cfg)
-	default:
-		return nil, fmt.Errorf("unknown store client %q (want minio-go or aws-sdk)", client)
-	}
+	return &http.Client{Timeout: timeout, Transport: c.RoundTripper()}
 }
 
 // NormalizeETag strips the surrounding double quotes S3 puts around ETags, so tokens from
@@ -254,14 +247,15 @@ func NormalizeETag(etag string) string {
 	return strings.Trim(etag, `"`)
 }
 
-func quoteETag(etag string) string {
+// QuoteETag is the If-Match form of a token: quoted, except the wildcard.
+func QuoteETag(etag string) string {
 	if etag == "*" {
 		return etag
 	}
 	return `"` + NormalizeETag(etag) + `"`
 }
 
-// ambiguous wraps a transport-level failure (no response received).
-func ambiguous(op, key string, err error) *Error {
+// Ambiguous wraps a transport-level failure (no response received).
+func Ambiguous(op, key string, err error) *Error {
 	return &Error{Op: op, Key: key, Kind: ErrAmbiguous, Err: err}
 }

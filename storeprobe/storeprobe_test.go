@@ -10,6 +10,7 @@ import (
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 	"github.com/fencebench/fencebench/storeprobe"
 )
 
@@ -17,12 +18,12 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 func options(t *testing.T, cfg store.Config) storeprobe.Options {
 	t.Helper()
-	reader, err := store.New(store.ClientMinio, cfg)
+	reader, err := s3store.New(store.ClientMinio, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return storeprobe.Options{Reader: reader, Prefix: testenv.Prefix(t), Origin: "test",
-		NewClient: func() (store.Store, error) { return store.New(store.ClientMinio, cfg) }}
+		NewClient: func() (store.Store, error) { return s3store.New(store.ClientMinio, cfg) }}
 }
 
 // TestMinIOPasses: the pinned MinIO has exactly one winner in every race of both probes.

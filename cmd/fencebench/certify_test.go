@@ -12,6 +12,7 @@ import (
 	"github.com/fencebench/fencebench/certify"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // TestCertifyExternal certifies a MinIO through --stack external with the credentials in the
@@ -57,7 +58,7 @@ func TestCertifyExternal(t *testing.T) {
 			}
 		}
 	}
-	s, err := store.New(store.ClientMinio, srv.Config())
+	s, err := s3store.New(store.ClientMinio, srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func main() {
@@ -114,7 +115,7 @@ func smoke(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "started MinIO at %s, bucket %s, in %v\n", srv.Endpoint, srv.Bucket, time.Since(start).Round(time.Millisecond))
 	prefix := fmt.Sprintf("smoke/%d/", time.Now().UnixNano())
 	for _, c := range store.Clients {
-		s, err := store.New(c, srv.Config())
+		s, err := s3store.New(c, srv.Config())
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // isolateAWS points the AWS configuration at nothing, so a test sees only the variables it
@@ -102,7 +103,7 @@ func TestExternalTLSStore(t *testing.T) {
 	if !strings.HasPrefix(srv.Endpoint, "https://") {
 		t.Fatalf("MinIO does not serve HTTPS: %s", srv.Endpoint)
 	}
-	owner, err := store.New(store.ClientMinio, srv.Config())
+	owner, err := s3store.New(store.ClientMinio, srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}

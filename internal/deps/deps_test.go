@@ -140,3 +140,49 @@ func TestParse(t *testing.T) {
 		t.Fatal("a document without a table must be refused")
 	}
 }
+
+// thirdParty is what `go list -deps` says pkg links from outside the module and the standard
+// library (vendored standard-library packages aside).
+func thirdParty(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+"/"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	var deps []string
+	for _, d := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(d, module) {
+			deps = append(deps, d)
+		}
+	}
+	return deps
+}
+
+// TestThirdPartyLayers holds the layers that keep the protocol liftable and the pure packages
+// light: fence, store, history and faults link nothing beyond the standard library, and the
+// loader, the simulated stack and the explorer link neither Toxiproxy (with its Prometheus and
+// gorilla/mux) nor either SDK.
+func TestThirdPartyLayers(t *testing.T) {
+	for _, pkg := range []string{"fence", "store", "history", "faults"} {
+		if deps := thirdParty(t, pkg); len(deps) > 0 {
+			t.Errorf("%s links %v; it may link the standard library only", pkg, deps)
+		}
+	}
+	heavy := []string{"github.com/Shopify/toxiproxy", "github.com/prometheus/", "github.com/gorilla/mux",
+		"github.com/aws/", "github.com/minio/minio-go"}
+	for _, pkg := range []string{"scenarios", "sim", "explore", "checker", "writers"} {
+		for _, d := range thirdParty(t, pkg) {
+			for _, h := range heavy {
+				if strings.HasPrefix(d, h) {
+					t.Errorf("%s links %s", pkg, d)
+				}
+			}
+		}
+	}
+	// The check has teeth: the network paths do link Toxiproxy, the adapters the SDKs.
+	for pkg, want := range map[string]string{"faults/netpath": "github.com/Shopify/toxiproxy", "store/s3store": "github.com/aws/"} {
+		if !slices.ContainsFunc(thirdParty(t, pkg), func(d string) bool { return strings.HasPrefix(d, want) }) {
+			t.Errorf("%s does not link %s: the layer test would not see a regression", pkg, want)
+		}
+	}
+}

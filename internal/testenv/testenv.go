@@ -21,6 +21,7 @@ import (
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 var (
@@ -72,7 +73,7 @@ func Store(t testing.TB, client store.Client, tweak func(*store.Config)) store.S
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	s, err := store.New(client, cfg)
+	s, err := s3store.New(client, cfg)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}

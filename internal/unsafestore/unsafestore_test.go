@@ -10,6 +10,7 @@ import (
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -24,7 +25,7 @@ func open(t *testing.T, o unsafestore.Options) map[store.Client]store.Store {
 	t.Cleanup(f.Close)
 	out := map[store.Client]store.Store{}
 	for _, c := range store.Clients {
-		if out[c], err = store.New(c, f.Config()); err != nil {
+		if out[c], err = s3store.New(c, f.Config()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package faults
+package netpath
 
 import (
 	"context"
@@ -37,13 +37,13 @@ type Options struct {
 	// UpstreamTLS, when set, makes the store an HTTPS endpoint. The proxy then re-originates
 	// TLS to Upstream with this configuration (its RootCAs are the user's trust, nil meaning the
 	// system roots; its ServerName, the endpoint's host name, "" meaning Upstream's host), and
-	// every L7 listener terminates TLS with a certificate for that host name signed by CA.
+	// every faults.L7 listener terminates TLS with a certificate for that host name signed by CA.
 	// Clients of the paths must then trust [Bench.RootCAs] and nothing else.
 	UpstreamTLS *tls.Config
-	// CA signs the L7 listeners' certificates when UpstreamTLS is set; nil means New creates one
+	// CA signs the faults.L7 listeners' certificates when UpstreamTLS is set; nil means New creates one
 	// for the bench. A run shares one CA across its benches.
 	CA *CA
-	// Bucket is the only bucket the paths reach (required). It also lets the L7 proxy
+	// Bucket is the only bucket the paths reach (required). It also lets the faults.L7 proxy
 	// recognise virtual-hosted requests (Host "bucket.…") besides path-style ones.
 	Bucket string
 	// Clock is the run-relative clock stamped on ledger entries, typically a history
@@ -54,10 +54,10 @@ type Options struct {
 	// choice today (flapping is planned by the caller, as toggles of a partition). nil draws
 	// nothing.
 	Rand *rand.Rand
-	// Record receives the fault-start and fault-end events of every path's [Set], typically a
+	// Record receives the fault-start and fault-end events of every path's [faults.Set], typically a
 	// history recorder's Record. nil discards them.
 	Record func(history.Event)
-	// Logger receives debug records (rules firing, L4 changes). nil discards them.
+	// Logger receives debug records (rules firing, faults.L4 changes). nil discards them.
 	Logger *slog.Logger
 	// Prefix is the key prefix every request of a path must stay under (object keys, listing
 	// prefixes, DeleteObjects keys, copy sources); it must be non-empty and end in "/".
@@ -73,7 +73,7 @@ type Options struct {
 	Guard *guard.Sink
 }
 
-// Bench owns the fault paths of one run: one embedded Toxiproxy server, one L7 proxy listener
+// Bench owns the fault paths of one run: one embedded Toxiproxy server, one faults.L7 proxy listener
 // per writer, the connection pool towards the store and the ledger. Its methods are safe for
 // concurrent use.
 type Bench struct {
@@ -83,7 +83,7 @@ type Bench struct {
 	tp     *toxiproxy.ApiServer
 	tr     *http.Transport
 	rp     *httputil.ReverseProxy
-	srvTLS *tls.Config // the L7 listeners' TLS; nil for plain HTTP
+	srvTLS *tls.Config // the faults.L7 listeners' TLS; nil for plain HTTP
 	ca     *CA
 	ctx    context.Context // canceled by Close: bounds every request towards the store
 	cancel context.CancelFunc
@@ -93,7 +93,7 @@ type Bench struct {
 	paths    map[string]*Path
 	order    []*Path
 	closed   bool
-	inflight sync.WaitGroup // L7 handlers running
+	inflight sync.WaitGroup // faults.L7 handlers running
 	busy     atomic.Int64   // the same count, readable while handlers still arrive (Drain)
 
 	ledgerMu  sync.Mutex
@@ -171,7 +171,7 @@ func New(o Options) (*Bench, error) {
 	return b, nil
 }
 
-// RootCAs is the trust a client of the paths needs: the pool of the CA that signs the L7
+// RootCAs is the trust a client of the paths needs: the pool of the CA that signs the faults.L7
 // listeners' certificates, or nil when the paths speak plain HTTP.
 func (b *Bench) RootCAs() *x509.CertPool {
 	if b.ca == nil {
@@ -180,7 +180,7 @@ func (b *Bench) RootCAs() *x509.CertPool {
 	return b.ca.Pool()
 }
 
-// Path returns the writer's fault path, creating it (its Toxiproxy proxy and its L7 listener)
+// Path returns the writer's fault path, creating it (its Toxiproxy proxy and its faults.L7 listener)
 // on first use. Later calls with the same writer return the same Path.
 func (b *Bench) Path(writer string) (*Path, error) {
 	if writer == "" {
@@ -206,7 +206,7 @@ func (b *Bench) Path(writer string) (*Path, error) {
 // Ledger returns a copy of the ledger, ordered by ID (the order in which requests arrived).
 // A request appears once the proxy has finished with it. Ledger waits for the handlers that
 // are answering, so every request whose answer (or cut connection) a client may already have
-// seen is in it; requests still waiting for the store or held by a Delay rule are not.
+// seen is in it; requests still waiting for the store or held by a faults.Delay rule are not.
 func (b *Bench) Ledger() []history.LedgerEntry {
 	b.ledgerMu.Lock()
 	for b.finishing > 0 {
@@ -255,7 +255,7 @@ func (b *Bench) record(x *exchange) {
 	b.ledgerMu.Unlock()
 }
 
-// enter registers an L7 handler; it fails once Close has begun.
+// enter registers an faults.L7 handler; it fails once Close has begun.
 func (b *Bench) enter() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -267,7 +267,7 @@ func (b *Bench) enter() bool {
 	return true
 }
 
-// leave ends an L7 handler that enter admitted.
+// leave ends an faults.L7 handler that enter admitted.
 func (b *Bench) leave() {
 	b.busy.Add(-1)
 	b.inflight.Done()
@@ -279,7 +279,7 @@ func (b *Bench) isClosed() bool {
 	return b.closed
 }
 
-// Drain waits until no request is in the L7 proxies any more (a request held by a delay rule
+// Drain waits until no request is in the faults.L7 proxies any more (a request held by a delay rule
 // lands at the store first), or ctx ends. Call it once the clients stopped sending, before
 // reading the store directly: nothing of a path reaches the store after it returns nil.
 func (b *Bench) Drain(ctx context.Context) error {
@@ -295,7 +295,7 @@ func (b *Bench) Drain(ctx context.Context) error {
 	return nil
 }
 
-// Close stops everything the bench started: Toxiproxy proxies, L7
+// Close stops everything the bench started: Toxiproxy proxies, faults.L7
 // listeners and handlers, every connection a path handed out and the idle connections towards
 // the store. It is idempotent; the ledger stays readable afterwards.
 func (b *Bench) Close() error {
@@ -315,7 +315,7 @@ func (b *Bench) Close() error {
 	}
 	for _, p := range paths {
 		if err := p.srv.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("faults: close L7 listener of %s: %w", p.writer, err))
+			errs = append(errs, fmt.Errorf("faults: close faults.L7 listener of %s: %w", p.writer, err))
 		}
 		p.closeClientConns(0)
 	}

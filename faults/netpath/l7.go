@@ -1,4 +1,4 @@
-package faults
+package netpath
 
 import (
 	"bytes"
@@ -9,18 +9,18 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/history"
 )
 
 const (
 	// maxErrorBody is the largest error body the proxy buffers to read the S3 error code.
 	maxErrorBody = 64 << 10
-	// maxDuplicateBody bounds the body a Duplicate rule buffers to send it twice.
+	// maxDuplicateBody bounds the body a faults.Duplicate rule buffers to send it twice.
 	maxDuplicateBody = 64 << 20
 )
 
@@ -32,7 +32,7 @@ type ctxKey struct{}
 // exchange is the state of one request while the reverse proxy handles it.
 type exchange struct {
 	e         *history.LedgerEntry
-	rule      *Rule
+	rule      *faults.Rule
 	failed    []string // FailDeleteKeys: the keys cut from the batch, reported as failed
 	finishing bool     // counted in Bench.finishing
 }
@@ -42,7 +42,7 @@ func exchangeOf(ctx context.Context) *exchange {
 	return x
 }
 
-// serveHTTP is the L7 proxy of one path. A request is admitted (signature, payload, bucket
+// serveHTTP is the faults.L7 proxy of one path. A request is admitted (signature, payload, bucket
 // and prefix) before any rule sees it; what is forwarded is re-signed with the store's
 // credentials.
 func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,11 +67,15 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, r, x, refused)
 		return
 	}
-	q := request{method: r.Method, keys: []string{matchKey(r, e.Key)}, header: r.Header}
+	q := faults.Request{Method: r.Method, Keys: []string{matchKey(r, e.Key)}, Header: r.Header}
 	if in.batch != nil && in.batch.parsed {
-		q.keys, q.batch = e.Keys, true
+		q.Keys, q.Batch = e.Keys, true
 	}
-	rule, keyRe := p.rules.fire(q)
+	var rule *faults.Rule
+	fired, keyMatches, ok := p.rules.Fire(q)
+	if ok {
+		rule = &fired
+	}
 	x.rule = rule
 	if rule != nil {
 		e.Rule, e.Action = rule.Name, string(rule.Action)
@@ -96,18 +100,18 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
-	if rule != nil && rule.Action == DropRequest {
+	if rule != nil && rule.Action == faults.DropRequest {
 		e.Err = "request dropped by fault rule " + rule.Name
 		panic(http.ErrAbortHandler)
 	}
-	if rule != nil && rule.Action == SyntheticStatus {
+	if rule != nil && rule.Action == faults.SyntheticStatus {
 		b.finish(x)
 		writeS3Error(w, r, rule.Status, rule.Code, fmt.Sprintf("injected by fault rule %s", rule.Name),
 			e.Key, b.o.Bucket, fmt.Sprintf("faults-%d", e.ID))
 		e.Delivered = http.NewResponseController(w).Flush() == nil
 		return
 	}
-	out := p.outgoing(w, r, x, in, keyRe)
+	out := p.outgoing(w, r, x, in, keyMatches)
 	if out == nil {
 		return
 	}
@@ -155,14 +159,14 @@ func (p *Path) refuse(w http.ResponseWriter, r *http.Request, x *exchange, f *re
 }
 
 // outgoing builds the request to forward, re-signed with the store's credentials, after
-// applying FailDeleteKeys and StripConditions. It returns nil when the proxy answered itself
+// applying faults.FailDeleteKeys and faults.StripConditions. It returns nil when the proxy answered itself
 // (every key of a batch failed).
-func (p *Path) outgoing(w http.ResponseWriter, r *http.Request, x *exchange, in *admitted, keyRe *regexp.Regexp) *http.Request {
+func (p *Path) outgoing(w http.ResponseWriter, r *http.Request, x *exchange, in *admitted, keyMatches func(string) bool) *http.Request {
 	b, rule, payload := p.b, x.rule, in.payload
 	var edit func(http.Header)
 	switch {
-	case rule != nil && rule.Action == FailDeleteKeys:
-		body, failed, rest := in.batch.without(keyRe)
+	case rule != nil && rule.Action == faults.FailDeleteKeys:
+		body, failed, rest := in.batch.without(keyMatches)
 		x.failed = failed
 		if !rest {
 			b.finish(x)
@@ -173,7 +177,7 @@ func (p *Path) outgoing(w http.ResponseWriter, r *http.Request, x *exchange, in 
 		payload = body
 		// The DeleteResult is rewritten: ask the store for an uncompressed one.
 		edit = func(h http.Header) { h.Del("Accept-Encoding") }
-	case rule != nil && rule.Action == StripConditions:
+	case rule != nil && rule.Action == faults.StripConditions:
 		edit = func(h http.Header) {
 			h.Del("If-Match")
 			h.Del("If-None-Match")
@@ -214,7 +218,7 @@ func (b *Bench) target(r *http.Request) (key, query string) {
 	return key, query
 }
 
-// modifyResponse records the store's answer and applies DropResponse and FailDeleteKeys.
+// modifyResponse records the store's answer and applies faults.DropResponse and faults.FailDeleteKeys.
 func (b *Bench) modifyResponse(resp *http.Response) error {
 	x := exchangeOf(resp.Request.Context())
 	if x == nil {
@@ -230,7 +234,7 @@ func (b *Bench) modifyResponse(resp *http.Response) error {
 		x.e.Code = code
 		resp.Body = body
 	}
-	if x.rule != nil && x.rule.Action == DropResponse {
+	if x.rule != nil && x.rule.Action == faults.DropResponse {
 		return errDrop
 	}
 	if len(x.failed) > 0 && resp.StatusCode == http.StatusOK {
@@ -300,14 +304,14 @@ func (b *Bench) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	panic(http.ErrAbortHandler)
 }
 
-// upstreamTransport sends requests to the store and implements Duplicate.
+// upstreamTransport sends requests to the store and implements faults.Duplicate.
 type upstreamTransport struct {
 	base http.RoundTripper
 }
 
 func (t *upstreamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := exchangeOf(req.Context())
-	if x == nil || x.rule == nil || x.rule.Action != Duplicate {
+	if x == nil || x.rule == nil || x.rule.Action != faults.Duplicate {
 		return t.base.RoundTrip(req)
 	}
 	var body []byte
@@ -379,7 +383,7 @@ func writeS3Error(w http.ResponseWriter, r *http.Request, status int, code, msg,
 	body = append([]byte(xml.Header), body...)
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
-	h.Set("X-Amz-Request-Id", reqID)
+	h.Set("X-Amz-faults.Request-Id", reqID)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {

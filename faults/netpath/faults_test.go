@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"math/rand/v2"
@@ -6,18 +6,20 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // newBench starts a bench in front of the shared MinIO; it is closed when the test ends.
-func newBench(t *testing.T) *faults.Bench {
+func newBench(t *testing.T) *netpath.Bench {
 	t.Helper()
 	srv := testenv.MinIO(t)
-	b, err := faults.New(faults.Options{
+	b, err := netpath.New(netpath.Options{
 		Upstream:  srv.Addr(),
 		Bucket:    srv.Bucket,
 		Rand:      rand.New(rand.NewPCG(7, 11)),
@@ -37,7 +39,7 @@ func newBench(t *testing.T) *faults.Bench {
 }
 
 // client returns a store client of kind c whose connections travel the writer's path.
-func client(t *testing.T, b *faults.Bench, writer string, c store.Client, timeout time.Duration) (store.Store, *faults.Path) {
+func client(t *testing.T, b *netpath.Bench, writer string, c store.Client, timeout time.Duration) (store.Store, *netpath.Path) {
 	t.Helper()
 	p, err := b.Path(writer)
 	if err != nil {
@@ -46,7 +48,7 @@ func client(t *testing.T, b *faults.Bench, writer string, c store.Client, timeou
 	cfg := pathConfig(t, p)
 	cfg.DialContext = p.DialContext
 	cfg.Timeout = timeout
-	s, err := store.New(c, cfg)
+	s, err := s3store.New(c, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func client(t *testing.T, b *faults.Bench, writer string, c store.Client, timeou
 
 // pathConfig is the shared MinIO's client configuration with the path's credential instead of
 // the store's.
-func pathConfig(t testing.TB, p *faults.Path) store.Config {
+func pathConfig(t testing.TB, p *netpath.Path) store.Config {
 	cfg := testenv.MinIO(t).Config()
 	cfg.AccessKey, cfg.SecretKey = p.Credentials()
 	return cfg
@@ -85,7 +87,7 @@ func ledgerWhere(l []history.LedgerEntry, match func(history.LedgerEntry) bool) 
 	return out
 }
 
-func mustAdd(t *testing.T, p *faults.Path, r faults.Rule) {
+func mustAdd(t *testing.T, p *netpath.Path, r faults.Rule) {
 	t.Helper()
 	if err := p.AddRule(r); err != nil {
 		t.Fatal(err)

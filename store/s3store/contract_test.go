@@ -1,4 +1,4 @@
-package store_test
+package s3store_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 )
 
 // TestTLSPathTerminatesAndReoriginates puts a path in front of an HTTPS store: the L7
@@ -21,7 +22,7 @@ import (
 // only a client trusting the run CA gets through, the proxy reaches the store over verified
 // TLS with SNI = the endpoint host, the Host header arrives unchanged, and rules still fire.
 func TestTLSPathTerminatesAndReoriginates(t *testing.T) {
-	storeCA, err := faults.NewCA() // stands in for the store operator's private CA
+	storeCA, err := netpath.NewCA() // stands in for the store operator's private CA
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +45,11 @@ func TestTLSPathTerminatesAndReoriginates(t *testing.T) {
 	defer up.Close()
 	_, port, _ := net.SplitHostPort(up.Listener.Addr().String())
 
-	runCA, err := faults.NewCA()
+	runCA, err := netpath.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := faults.New(faults.Options{Upstream: up.Listener.Addr().String(), Bucket: "bkt", CA: runCA, Prefix: "run/",
+	b, err := netpath.New(netpath.Options{Upstream: up.Listener.Addr().String(), Bucket: "bkt", CA: runCA, Prefix: "run/",
 		AccessKey: "store-key", SecretKey: "store-secret",
 		UpstreamTLS: &tls.Config{RootCAs: storeCA.Pool(), ServerName: "store.test"}})
 	if err != nil {

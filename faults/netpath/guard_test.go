@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"bytes"
@@ -16,13 +16,15 @@ import (
 	"github.com/minio/minio-go/v7/pkg/signer"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // signed signs req (SigV4, payload hash of body) with the path's credential.
-func signed(p *faults.Path, req *http.Request, body []byte) *http.Request {
+func signed(p *netpath.Path, req *http.Request, body []byte) *http.Request {
 	ak, sk := p.Credentials()
 	return signedWith(req, body, ak, sk)
 }
@@ -34,7 +36,7 @@ func signedWith(req *http.Request, body []byte, ak, sk string) *http.Request {
 }
 
 // raw sends one hand-made request into the path and returns the status and S3 error code.
-func raw(t *testing.T, p *faults.Path, req *http.Request) (int, string) {
+func raw(t *testing.T, p *netpath.Path, req *http.Request) (int, string) {
 	t.Helper()
 	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: p.DialContext}}
 	defer c.CloseIdleConnections()
@@ -197,7 +199,7 @@ func TestOnlyThePathCredentialIsAccepted(t *testing.T) {
 			key := testenv.Prefix(t) + "k"
 			realCfg := testenv.MinIO(t).Config()
 			realCfg.DialContext = p.DialContext
-			withReal, err := store.New(c, realCfg)
+			withReal, err := s3store.New(c, realCfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package faults
+package netpath
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,13 +59,13 @@ func (d *deleteBatch) keys() []string {
 	return out
 }
 
-// without returns the payload with the <Object> entries whose key re matches (every entry
-// when re is nil) cut out, the keys cut, and whether any entry remains.
-func (d *deleteBatch) without(re *regexp.Regexp) (body []byte, removed []string, rest bool) {
+// without returns the payload with the <Object> entries whose key matches (every entry when
+// match is nil) cut out, the keys cut, and whether any entry remains.
+func (d *deleteBatch) without(match func(string) bool) (body []byte, removed []string, rest bool) {
 	var out bytes.Buffer
 	var last int64
 	for _, o := range d.objects {
-		if re != nil && !re.MatchString(o.key) {
+		if match != nil && !match(o.key) {
 			rest = true
 			continue
 		}
@@ -180,7 +179,7 @@ func writeDeleteResult(w http.ResponseWriter, r *http.Request, keys []string, ms
 	body := deleteResult(keys, msg)
 	h := w.Header()
 	h.Set("Content-Type", "application/xml")
-	h.Set("X-Amz-Request-Id", reqID)
+	h.Set("X-Amz-faults.Request-Id", reqID)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)

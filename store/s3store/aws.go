@@ -1,4 +1,4 @@
-package store
+package s3store
 
 import (
 	"bytes"
@@ -15,28 +15,30 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/fencebench/fencebench/store"
 )
 
 type awsStore struct {
-	cfg Config
+	cfg store.Config
 	c   *s3.Client
 }
 
-// NewAWS returns a Store over github.com/aws/aws-sdk-go-v2/service/s3 with retries off
+// NewAWS returns a store.Store over github.com/aws/aws-sdk-go-v2/service/s3 with retries off
 // (RetryMaxAttempts 1 unless cfg.MaxAttempts says otherwise), checksums only when required and
 // no Expect: 100-continue.
-func NewAWS(cfg Config) (Store, error) {
+func NewAWS(cfg store.Config) (store.Store, error) {
 	u, err := url.Parse(cfg.Endpoint)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("store: bad endpoint %q: want a URL like http://host:port", cfg.Endpoint)
 	}
 	c := s3.New(s3.Options{
-		Region:                       cfg.region(),
+		Region:                       cfg.RegionOrDefault(),
 		BaseEndpoint:                 aws.String(cfg.Endpoint),
 		UsePathStyle:                 cfg.PathStyle,
 		Credentials:                  credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
-		HTTPClient:                   &http.Client{Transport: cfg.transport()},
-		RetryMaxAttempts:             cfg.attempts(),
+		HTTPClient:                   &http.Client{Transport: cfg.RoundTripper()},
+		RetryMaxAttempts:             cfg.Attempts(),
 		RequestChecksumCalculation:   aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation:   aws.ResponseChecksumValidationWhenRequired,
 		ContinueHeaderThresholdBytes: -1,
@@ -48,7 +50,7 @@ func (s *awsStore) classify(op, key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	e := &Error{Op: op, Key: key, Err: err}
+	e := &store.Error{Op: op, Key: key, Err: err}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		e.Status = re.HTTPStatusCode()
@@ -59,29 +61,29 @@ func (s *awsStore) classify(op, key string, err error) error {
 		e.Code = ae.ErrorCode()
 	}
 	if e.Status == 0 && e.Code == "" {
-		return ambiguous(op, key, err)
+		return store.Ambiguous(op, key, err)
 	}
-	e.Kind = Classify(e.Status, e.Code)
+	e.Kind = store.Classify(e.Status, e.Code)
 	return e
 }
 
-func (s *awsStore) Get(ctx context.Context, key string) (Object, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+func (s *awsStore) Get(ctx context.Context, key string) (store.Object, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
 	defer cancel()
 	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.cfg.Bucket, Key: &key})
 	if err != nil {
-		return Object{}, s.classify("get", key, err)
+		return store.Object{}, s.classify("get", key, err)
 	}
 	defer out.Body.Close()
 	body, err := io.ReadAll(out.Body)
 	if err != nil {
-		return Object{}, s.classify("get", key, err)
+		return store.Object{}, s.classify("get", key, err)
 	}
-	return Object{Body: body, ETag: NormalizeETag(aws.ToString(out.ETag))}, nil
+	return store.Object{Body: body, ETag: store.NormalizeETag(aws.ToString(out.ETag))}, nil
 }
 
 func (s *awsStore) put(ctx context.Context, op, key string, body []byte, ifMatch, ifNoneMatch *string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
 	defer cancel()
 	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        &s.cfg.Bucket,
@@ -95,7 +97,7 @@ func (s *awsStore) put(ctx context.Context, op, key string, body []byte, ifMatch
 	if err != nil {
 		return "", s.classify(op, key, err)
 	}
-	return NormalizeETag(aws.ToString(out.ETag)), nil
+	return store.NormalizeETag(aws.ToString(out.ETag)), nil
 }
 
 func (s *awsStore) Put(ctx context.Context, key string, body []byte) (string, error) {
@@ -107,25 +109,25 @@ func (s *awsStore) PutIfAbsent(ctx context.Context, key string, body []byte) (st
 }
 
 func (s *awsStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
-	return s.put(ctx, "put-if-match", key, body, aws.String(quoteETag(etag)), nil)
+	return s.put(ctx, "put-if-match", key, body, aws.String(store.QuoteETag(etag)), nil)
 }
 
 func (s *awsStore) Delete(ctx context.Context, key string) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
 	defer cancel()
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.cfg.Bucket, Key: &key})
 	return s.classify("delete", key, err)
 }
 
-func (s *awsStore) DeleteMany(ctx context.Context, keys []string) ([]KeyError, error) {
-	var failed []KeyError
+func (s *awsStore) DeleteMany(ctx context.Context, keys []string) ([]store.KeyError, error) {
+	var failed []store.KeyError
 	for start := 0; start < len(keys); start += 1000 {
 		batch := keys[start:min(start+1000, len(keys))]
 		objs := make([]types.ObjectIdentifier, len(batch))
 		for i := range batch {
 			objs[i] = types.ObjectIdentifier{Key: aws.String(batch[i])}
 		}
-		cctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
 		out, err := s.c.DeleteObjects(cctx, &s3.DeleteObjectsInput{
 			Bucket: &s.cfg.Bucket,
 			Delete: &types.Delete{Objects: objs, Quiet: aws.Bool(true)},
@@ -137,17 +139,17 @@ func (s *awsStore) DeleteMany(ctx context.Context, keys []string) ([]KeyError, e
 		for _, e := range out.Errors {
 			k := aws.ToString(e.Key)
 			code := aws.ToString(e.Code)
-			failed = append(failed, KeyError{Key: k, Err: &Error{Op: "delete-many", Key: k,
-				Kind: Classify(0, code), Code: code, Err: errors.New(aws.ToString(e.Message))}})
+			failed = append(failed, store.KeyError{Key: k, Err: &store.Error{Op: "delete-many", Key: k,
+				Kind: store.Classify(0, code), Code: code, Err: errors.New(aws.ToString(e.Message))}})
 		}
 	}
 	return failed, nil
 }
 
-func (s *awsStore) List(ctx context.Context, prefix string) ([]Entry, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+func (s *awsStore) List(ctx context.Context, prefix string) ([]store.Entry, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
 	defer cancel()
-	var out []Entry
+	var out []store.Entry
 	p := s3.NewListObjectsV2Paginator(s.c, &s3.ListObjectsV2Input{Bucket: &s.cfg.Bucket, Prefix: &prefix})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -155,7 +157,7 @@ func (s *awsStore) List(ctx context.Context, prefix string) ([]Entry, error) {
 			return nil, s.classify("list", prefix, err)
 		}
 		for _, o := range page.Contents {
-			out = append(out, Entry{Key: aws.ToString(o.Key), ETag: NormalizeETag(aws.ToString(o.ETag)), Size: aws.ToInt64(o.Size)})
+			out = append(out, store.Entry{Key: aws.ToString(o.Key), ETag: store.NormalizeETag(aws.ToString(o.ETag)), Size: aws.ToInt64(o.Size)})
 		}
 	}
 	return out, nil

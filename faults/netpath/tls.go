@@ -1,4 +1,4 @@
-package faults
+package netpath
 
 import (
 	"crypto/ecdsa"
@@ -20,7 +20,7 @@ import (
 const CAValidity = 24 * time.Hour
 
 // CA is a certificate authority that exists only in memory for one run. When the store is an
-// HTTPS endpoint, every L7 listener terminates TLS with a certificate this CA signs for the
+// HTTPS endpoint, every faults.L7 listener terminates TLS with a certificate this CA signs for the
 // endpoint's host name, and only the writers' clients trust it ([CA.Pool]), so the proxy can
 // see (and fault) each request while the Host header and the SigV4 signature stay untouched.
 // Its methods are safe for concurrent use.
@@ -65,7 +65,7 @@ func NewCA() (*CA, error) {
 }
 
 // Pool is a certificate pool holding only this CA: the trust of a client that talks to the
-// L7 listeners.
+// faults.L7 listeners.
 func (c *CA) Pool() *x509.CertPool { return c.pool }
 
 // Certificate returns a certificate for host (a DNS name or an IP address) signed by the CA,
@@ -106,7 +106,7 @@ func (c *CA) Certificate(host string) (*tls.Certificate, error) {
 	return leaf, nil
 }
 
-// serverConfig is the TLS configuration of the L7 listeners for an endpoint whose host name
+// serverConfig is the TLS configuration of the faults.L7 listeners for an endpoint whose host name
 // is host: the certificate follows the name the client asked for (SNI) when it is host or a
 // name under it (a virtual-hosted bucket), and is host's otherwise (an IP endpoint sends no
 // SNI). HTTP/1.1 only, so a cut connection means what it means over plain HTTP.

@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // benchClients returns a minio-go client straight to MinIO and one through an idle path.
 func benchClients(b *testing.B) (directS, pathS store.Store) {
 	b.Helper()
 	srv := testenv.MinIO(b)
-	fb, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
+	fb, err := netpath.New(netpath.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
 	if err != nil {
 		b.Fatal(err)
@@ -27,7 +28,7 @@ func benchClients(b *testing.B) (directS, pathS store.Store) {
 		b.Fatal(err)
 	}
 	mk := func(tr store.Config) store.Store {
-		s, err := store.New(store.ClientMinio, tr)
+		s, err := s3store.New(store.ClientMinio, tr)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"bytes"
@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 func TestBlackholeRefuseHeal(t *testing.T) {
@@ -217,7 +219,7 @@ func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	srv := testenv.MinIO(t)
 	var mu sync.Mutex
 	var events []string
-	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
+	b, err := netpath.New(netpath.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Prefix: "t/",
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Record: func(e history.Event) {
 			mu.Lock()
 			events = append(events, fmt.Sprintf("%s %s %s", e.Kind, e.Writer, e.Detail))
@@ -234,7 +236,7 @@ func TestSetHealsOneFaultAndKeepsTheRest(t *testing.T) {
 	cfg := srv.Config()
 	cfg.DialContext, cfg.Timeout = p.DialContext, time.Second
 	cfg.AccessKey, cfg.SecretKey = p.Credentials()
-	s, err := store.New(store.ClientMinio, cfg)
+	s, err := s3store.New(store.ClientMinio, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package faults
+package netpath
 
 import (
 	"context"
@@ -13,30 +13,9 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+
+	"github.com/fencebench/fencebench/faults"
 )
-
-// PartitionMode selects how [Path.Partition] cuts a path.
-type PartitionMode int
-
-const (
-	// Refuse stops the path's proxy: new connections are refused and open ones are closed, so
-	// the client fails fast with a connection error.
-	Refuse PartitionMode = iota + 1
-	// Blackhole keeps connections open (and accepts new ones) but lets no byte through in either
-	// direction: the client waits until its own deadline.
-	Blackhole
-)
-
-// String names the mode ("refuse", "blackhole").
-func (m PartitionMode) String() string {
-	switch m {
-	case Refuse:
-		return "refuse"
-	case Blackhole:
-		return "blackhole"
-	}
-	return fmt.Sprintf("PartitionMode(%d)", int(m))
-}
 
 const (
 	// toxicWatchdog bounds a Toxiproxy toxic operation: adding or updating a toxic on live
@@ -47,22 +26,22 @@ const (
 	connDrainWait = 2 * time.Second
 )
 
-// Path is one writer's fault path: a Toxiproxy proxy (L4) in front of an L7 fault proxy
+// Path is one writer's fault path: a Toxiproxy proxy (faults.L4) in front of an faults.L7 fault proxy
 // listener in front of the store. Its methods are safe for concurrent use.
 type Path struct {
 	b      *Bench
 	writer string
 	listen string // the Toxiproxy listener the client dials; stable across Heal
-	l7     string // the L7 listener the Toxiproxy proxy forwards to
+	l7     string // the faults.L7 listener the Toxiproxy proxy forwards to
 	cred   credential
 	srv    *http.Server
 	served chan struct{}
 
-	mu    sync.Mutex // L4 state
+	mu    sync.Mutex // faults.L4 state
 	proxy *toxiproxy.Proxy
-	set   *Set // the faults open on the path
+	set   *faults.Set // the faults open on the path
 
-	rules *Rules
+	rules *faults.Rules
 
 	connMu sync.Mutex
 	conns  map[*trackedConn]struct{}
@@ -75,11 +54,11 @@ func newPath(b *Bench, writer string) (*Path, error) {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("faults: L7 listener for %s: %w", writer, err)
+		return nil, fmt.Errorf("faults: faults.L7 listener for %s: %w", writer, err)
 	}
 	p := &Path{b: b, writer: writer, l7: ln.Addr().String(), cred: cred, served: make(chan struct{}),
-		rules: NewRules(writer), conns: map[*trackedConn]struct{}{}}
-	p.set = NewSet(writer, p, b.o.Record)
+		rules: faults.NewRules(writer), conns: map[*trackedConn]struct{}{}}
+	p.set = faults.NewSet(writer, p, b.o.Record)
 	p.srv = &http.Server{
 		Handler:  b.o.Guard.Handler("the fault proxy of "+writer, http.HandlerFunc(p.serveHTTP)),
 		ErrorLog: log.New(discard{}, "", 0),
@@ -109,9 +88,9 @@ func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (p *Path) proxyName() string { return "faults/" + p.writer }
 
 // Faults is the set of faults open on the path. Open and heal the path's faults through it
-// (its L4 faults, its rules) so that healing one restores the others and every fault's start
+// (its faults.L4 faults, its rules) so that healing one restores the others and every fault's start
 // and end is recorded; the methods below act on the path directly and record nothing.
-func (p *Path) Faults() *Set { return p.set }
+func (p *Path) Faults() *faults.Set { return p.set }
 
 // Writer is the name the path was created for.
 func (p *Path) Writer() string { return p.writer }
@@ -198,22 +177,22 @@ func (p *Path) closeClientConns(wait time.Duration) {
 	}
 }
 
-// ---- L4 faults ----
+// ---- faults.L4 faults ----
 
-// Partition cuts the path. Refuse stops the proxy (dials fail fast, open connections are
-// closed); Blackhole adds timeout toxics with timeout 0 on both directions (bytes stop, nothing
+// Partition cuts the path. faults.Refuse stops the proxy (dials fail fast, open connections are
+// closed); faults.Blackhole adds timeout toxics with timeout 0 on both directions (bytes stop, nothing
 // is closed, the client waits for its own deadline). Heal undoes it.
-func (p *Path) Partition(mode PartitionMode) error {
+func (p *Path) Partition(mode faults.PartitionMode) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.b.isClosed() {
 		return ErrClosed
 	}
 	switch mode {
-	case Refuse:
+	case faults.Refuse:
 		p.proxy.Stop()
 		p.closeClientConns(connDrainWait)
-	case Blackhole:
+	case faults.Blackhole:
 		if err := p.startLocked(); err != nil {
 			return err
 		}
@@ -229,7 +208,7 @@ func (p *Path) Partition(mode PartitionMode) error {
 	return nil
 }
 
-// Heal removes every L4 fault of the path: partition and toxics. It replaces the
+// Heal removes every faults.L4 fault of the path: partition and toxics. It replaces the
 // path's Toxiproxy proxy by a fresh one on the same address (removing toxics from live links
 // can wedge Toxiproxy; a fresh proxy cannot), which closes every connection the path carried,
 // and returns once the clients have dropped them. Calls in flight at that moment fail with a

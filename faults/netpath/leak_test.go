@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"context"
@@ -10,8 +10,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/store/s3store"
 )
 
 // TestCloseLeavesNothing drives every kind of fault, closes the bench and checks that no
@@ -22,7 +24,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
 	ctx := context.Background()
-	b, err := faults.New(faults.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Rand: rand.New(rand.NewPCG(1, 2)),
+	b, err := netpath.New(netpath.Options{Upstream: srv.Addr(), Bucket: srv.Bucket, Rand: rand.New(rand.NewPCG(1, 2)),
 		Prefix: "t/", AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +40,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		cfg := pathConfig(t, p)
 		cfg.Transport = tr
 		cfg.Timeout = 300 * time.Millisecond
-		s, err := store.New(c, cfg)
+		s, err := s3store.New(c, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatalf("second close: %v", err)
 	}
-	if _, err := b.Path("late"); !errors.Is(err, faults.ErrClosed) {
+	if _, err := b.Path("late"); !errors.Is(err, netpath.ErrClosed) {
 		t.Fatalf("Path after Close: %v", err)
 	}
 	if len(b.Ledger()) == 0 {

@@ -1,4 +1,4 @@
-package faults_test
+package netpath_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
 )
@@ -228,7 +229,7 @@ func TestDuplicate(t *testing.T) {
 }
 
 func TestRuleValidation(t *testing.T) {
-	b, err := faults.New(faults.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"})
+	b, err := netpath.New(netpath.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,18 +263,18 @@ func TestRuleValidation(t *testing.T) {
 	if err := p.RemoveRule("x"); err == nil {
 		t.Error("removing a missing rule succeeded")
 	}
-	good := faults.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"}
-	for name, edit := range map[string]func(*faults.Options){
-		"bad upstream":     func(o *faults.Options) { o.Upstream = "nohostport" },
-		"no credentials":   func(o *faults.Options) { o.SecretKey = "" },
-		"no bucket":        func(o *faults.Options) { o.Bucket = "" },
-		"no prefix":        func(o *faults.Options) { o.Prefix = "" },
-		"rooted prefix":    func(o *faults.Options) { o.Prefix = "/p/" },
-		"prefix without /": func(o *faults.Options) { o.Prefix = "p" },
+	good := netpath.Options{Upstream: "127.0.0.1:1", Bucket: "b", Prefix: "p/", AccessKey: "a", SecretKey: "s"}
+	for name, edit := range map[string]func(*netpath.Options){
+		"bad upstream":     func(o *netpath.Options) { o.Upstream = "nohostport" },
+		"no credentials":   func(o *netpath.Options) { o.SecretKey = "" },
+		"no bucket":        func(o *netpath.Options) { o.Bucket = "" },
+		"no prefix":        func(o *netpath.Options) { o.Prefix = "" },
+		"rooted prefix":    func(o *netpath.Options) { o.Prefix = "/p/" },
+		"prefix without /": func(o *netpath.Options) { o.Prefix = "p" },
 	} {
 		o := good
 		edit(&o)
-		if b, err := faults.New(o); err == nil {
+		if b, err := netpath.New(o); err == nil {
 			_ = b.Close()
 			t.Errorf("%s accepted", name)
 		}
