@@ -7,7 +7,7 @@ import (
 )
 
 // guarantees states each invariant in one sentence; the report prints it next to the verdict.
-var guarantees = map[string]string{
+var guarantees = map[history.Invariant]string{
 	NoAckedWriteLoss: "every acknowledged op is in the auditor's recovered set",
 	MutualExclusion: "once a writer's ownership acquisition (claim, adopt, revert) completed, no CAS invoked " +
 		"afterwards by another writer at a lower term, or at the same term with an older acquisition, is turned into an ack",
@@ -33,7 +33,7 @@ var guarantees = map[string]string{
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
 }
 
-func newResult(name string) InvariantResult {
+func newResult(name history.Invariant) InvariantResult {
 	return InvariantResult{Name: name, Status: Pass, Guarantee: guarantees[name]}
 }
 

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -44,32 +45,30 @@ func worst(a, b Verdict) Verdict {
 	return a
 }
 
-// Invariant names, as the protocol's TLA+ models spell them.
+// Invariant names, as the protocol's TLA+ models spell them: history's, which scenarios,
+// explore and the reports name too.
 const (
-	NoAckedWriteLoss       = "NoAckedWriteLoss"
-	MutualExclusion        = "MutualExclusion"
-	AckAttribution         = "AckAttribution"
-	FencedTerminal         = "FencedTerminal"
-	SeqMonotonic           = "SeqMonotonic"
-	NoSpuriousFencing      = "NoSpuriousFencing"
-	TargetAcksAreDurable   = "TargetAcksAreDurable"
-	HydrationIntegrity     = "HydrationIntegrity"
-	OwnerNeverReadUnsealed = "OwnerNeverReadUnsealed"
-	StoreLinearizable      = "StoreLinearizable"
-	RecoverySeesAcked      = "RecoverySeesAcked"
+	NoAckedWriteLoss       = history.NoAckedWriteLoss
+	MutualExclusion        = history.MutualExclusion
+	AckAttribution         = history.AckAttribution
+	FencedTerminal         = history.FencedTerminal
+	SeqMonotonic           = history.SeqMonotonic
+	NoSpuriousFencing      = history.NoSpuriousFencing
+	TargetAcksAreDurable   = history.TargetAcksAreDurable
+	HydrationIntegrity     = history.HydrationIntegrity
+	OwnerNeverReadUnsealed = history.OwnerNeverReadUnsealed
+	StoreLinearizable      = history.StoreLinearizable
+	RecoverySeesAcked      = history.RecoverySeesAcked
 	// HandoffResolves holds trivially unless Expect.Serving names a writer.
-	HandoffResolves = "HandoffResolves"
+	HandoffResolves = history.HandoffResolves
 	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.
-	TimeToFence = "TimeToFence"
+	TimeToFence = history.TimeToFence
 )
 
-// Invariants lists every safety invariant Check always judges, in report order. TimeToFence
-// is added to a Result only when the scenario sets a bound.
-var Invariants = []string{
-	NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
-	NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-	StoreLinearizable, RecoverySeesAcked, HandoffResolves,
-}
+// Invariants lists every safety invariant Check always judges, in report order: every
+// invariant of history.Invariants but the liveness bound. TimeToFence is added to a Result
+// only when the scenario sets a bound.
+var Invariants = slices.DeleteFunc(history.Invariants(), func(n history.Invariant) bool { return n == TimeToFence })
 
 // Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
 type Input struct {
@@ -145,7 +144,7 @@ type Expect struct {
 	// Verdict is Pass (the default when empty) or Fail.
 	Verdict Verdict `json:"verdict,omitempty"`
 	// Violated names the invariants a broken variant must break.
-	Violated []string `json:"violated,omitempty"`
+	Violated []history.Invariant `json:"violated,omitempty"`
 	// Fenced names writers that must end fenced (correct-protocol runs only). One that never
 	// was fails the run, or leaves it inconclusive while a step is Unrun.
 	Fenced []string `json:"fenced,omitempty"`
@@ -204,7 +203,7 @@ type Result struct {
 }
 
 // Invariant returns the result for the named invariant, or false when it was not judged.
-func (r Result) Invariant(name string) (InvariantResult, bool) {
+func (r Result) Invariant(name history.Invariant) (InvariantResult, bool) {
 	for _, ir := range r.Invariants {
 		if ir.Name == name {
 			return ir, true
@@ -215,8 +214,8 @@ func (r Result) Invariant(name string) (InvariantResult, bool) {
 
 // InvariantResult is the judgement of one invariant.
 type InvariantResult struct {
-	Name   string  `json:"name"`
-	Status Verdict `json:"status"`
+	Name   history.Invariant `json:"name"`
+	Status Verdict           `json:"status"`
 	// Guarantee states the invariant in one sentence.
 	Guarantee string `json:"guarantee"`
 	// Explanation is one line on what was found.

@@ -128,7 +128,7 @@ func TestDriveOfflineBelowQuorumFailsClosed(t *testing.T) {
 // the metadata read behind its condition failed with the read-quorum error.
 //
 // It runs on every `make test` against the pinned MinIO, which must fail closed, and is the
-// check of `make known-bug-21603`, which runs it against the affected release: see the README.
+// check of `make known-bug-21603`, which runs it against the affected release: see docs/stores.md#known-store-bugs.
 func TestReadQuorumLostConditionalWritesFailClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a MinIO; skipped with -short")

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
 // GenOptions shape the schedules Generate draws.
 type GenOptions struct {
-	// Variant is the protocol variant being explored ("" is the correct protocol). Rules
-	// that strip preconditions are drawn only for "accept-unenforced-store", whose
-	// schedules then allow an unenforcing store.
-	Variant string
+	// Variant is the protocol variant being explored ("" is fence.Correct). Rules that strip
+	// preconditions are drawn only for fence.AcceptUnenforcedStore, whose schedules then
+	// allow an unenforcing store.
+	Variant fence.Variant
 	// Duration is the schedule's length; 0 means 3s.
 	Duration time.Duration
 	// MaxWriters bounds the declared writers, 1 to 4 (the auditor is implicit); 0 means 4.
@@ -27,7 +28,7 @@ type GenOptions struct {
 }
 
 // unenforcedVariant is the one variant whose schedules may strip preconditions.
-const unenforcedVariant = string(fence.AcceptUnenforcedStore)
+const unenforcedVariant = fence.AcceptUnenforcedStore
 
 // Kinds a seed can enable; each draws a step of its own shape.
 const (
@@ -108,7 +109,7 @@ type gen struct {
 	crashed  []string       // crashed writers not restarted
 	terms    []int64        // terms held so far
 	nextTerm int64
-	events   map[string][]string // writer -> extra events steps so far make it emit
+	events   map[string][]history.SignalKind // writer -> extra events steps so far make it emit
 	steps    []scenarios.Step
 	rules    int
 	strip    bool
@@ -125,7 +126,7 @@ func newGen(seed uint64, o GenOptions) *gen {
 	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
 		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
 		o: o, seed: seed,
-		events: map[string][]string{}}
+		events: map[string][]history.SignalKind{}}
 }
 
 // scenario draws the whole schedule: the swarm first, then writers, traffic and steps.
@@ -138,7 +139,7 @@ func (g *gen) scenario() *scenarios.Scenario {
 		Name:     fmt.Sprintf("explore-%d", g.seed),
 		Seed:     g.seed,
 		Duration: g.o.Duration,
-		Protocol: g.o.Variant,
+		Protocol: string(g.o.Variant),
 		Writers:  writers,
 		Traffic:  g.drawTraffic(),
 		Expect:   scenarios.Expect{Verdict: "pass", FaultsMustFire: "none"},
@@ -242,8 +243,11 @@ func (g *gen) enable(names []string) map[string]int {
 
 // pick draws a key of a weight table; keys are visited in sorted order, so the draw
 // depends on the seed alone.
-func (g *gen) pick(w map[string]int) string {
-	keys := make([]string, 0, len(w))
+func (g *gen) pick(w map[string]int) string { return pick(g, w) }
+
+// pick draws a key of w with probability proportional to its weight, in the keys' order.
+func pick[K ~string](g *gen, w map[K]int) K {
+	keys := make([]K, 0, len(w))
 	total := 0
 	for k, n := range w {
 		keys = append(keys, k)
@@ -300,7 +304,10 @@ func (g *gen) window() time.Duration { return g.ms(50, 1000) }
 // chance is true with probability p.
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
-func (g *gen) oneOf(xs []string) string { return xs[g.r.IntN(len(xs))] }
+func (g *gen) oneOf(xs []string) string { return draw(g, xs) }
+
+// draw draws one of xs, uniformly.
+func draw[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 
 func (g *gen) describe() string {
 	kinds := make([]string, 0, len(g.weights))
@@ -315,7 +322,7 @@ func (g *gen) describe() string {
 	slices.Sort(acts)
 	variant := g.o.Variant
 	if variant == "" {
-		variant = string(fence.Correct)
+		variant = fence.Correct
 	}
 	extra := ""
 	if g.shapeOf != "" {

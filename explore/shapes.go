@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -59,7 +60,7 @@ func (g *gen) promoteNow(w string, term int64, twin bool) scenarios.Params {
 	g.standby = remove(g.standby, w)
 	g.active = append(g.active, w)
 	g.primary = w
-	g.events[w] = append(g.events[w], "promoted", "restore-read", "hydrated")
+	g.events[w] = append(g.events[w], history.SigPromoted, history.SigRestoreRead, history.SigHydrated)
 	return scenarios.Params{Writer: w, Term: term, Twin: twin}
 }
 
@@ -68,7 +69,7 @@ func (g *gen) incumbentTrigger() (string, time.Duration, *scenarios.EventTrigger
 	if g.chance(0.5) {
 		return scenarios.TriggerAt, time.Duration(200+10*g.r.IntN(60)) * time.Millisecond, nil
 	}
-	return scenarios.TriggerAfter, 0, &scenarios.EventTrigger{Writer: "a", Event: "acked", Count: 1 + g.r.IntN(8)}
+	return scenarios.TriggerAfter, 0, &scenarios.EventTrigger{Writer: "a", Event: history.SigAcked, Count: 1 + g.r.IntN(8)}
 }
 
 // failedSweep: DeleteObjects answers 200 with a per-key failure for the incumbent's key on
@@ -120,7 +121,7 @@ func (g *gen) twinContest() []scenarios.Step {
 		r.Action = faults.SyntheticStatus
 		r.Status = map[string]int{"status-409": 409, "status-500": 500}[act]
 	}
-	ev := g.oneOf([]string{"claimed", "promoted"})
+	ev := draw(g, []history.SignalKind{history.SigClaimed, history.SigPromoted})
 	rule := scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 		Params: scenarios.Params{Writer: "a", Rule: r},
 		After:  &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1, Delay: g.ms(0, 30)}}
@@ -141,7 +142,7 @@ func (g *gen) unreadableFence() []scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAt, At: t0 + d, Action: a, Params: pr}
 	}
 	a := scenarios.Params{Writer: "a"}
-	g.events["a"] = append(g.events["a"], "published", "collected")
+	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigCollected)
 	g.rules++
 	status := []int{500, 503}[g.r.IntN(2)]
 	fail := faults.Rule{Name: fmt.Sprintf("fence-unreadable-%d", g.rules), Method: "GET", Key: "*fence__*",
@@ -168,7 +169,7 @@ func (g *gen) unreadableFence() []scenarios.Step {
 			act = scenarios.GC
 		}
 		out = append(out, scenarios.Step{Trigger: scenarios.TriggerAfter, Action: act, Params: a,
-			After: &scenarios.EventTrigger{Writer: w, Event: "restore-read", Count: 1, Delay: d}})
+			After: &scenarios.EventTrigger{Writer: w, Event: history.SigRestoreRead, Count: 1, Delay: d}})
 	}
 	return out
 }

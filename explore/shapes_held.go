@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -57,7 +58,7 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	var overtake scenarios.Step
 	if r.Nth != 2 {
 		// The verifying read (or the listing after it) is part of the promotion, so the
-		// reader's "promoted" comes only after the hold: the overtaking promotion is timed
+		// reader's history.SigPromoted comes only after the hold: the overtaking promotion is timed
 		// from the reader's own start.
 		pr := g.promoteNow(other, g.newTerm(), false)
 		if twin {
@@ -67,7 +68,7 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	} else {
 		// The first re-adoption's read comes after the reader's first sync, past its promotion.
 		overtake = scenarios.Step{Action: scenarios.Promote, Trigger: scenarios.TriggerAfter,
-			After:  &scenarios.EventTrigger{Writer: w, Event: "promoted", Count: 1, Delay: g.ms(50, int(hold.Milliseconds())-100)},
+			After:  &scenarios.EventTrigger{Writer: w, Event: history.SigPromoted, Count: 1, Delay: g.ms(50, int(hold.Milliseconds())-100)},
 			Params: g.promoteNow(other, g.newTerm(), false)}
 	}
 	return []scenarios.Step{rule, first, overtake}
@@ -91,25 +92,25 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		return nil
 	}
 	t := g.oneOf(g.standby)
-	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: g.oneOf([]string{"", "before-target-writes", "after-target-acks"})}
+	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: draw(g, []history.AbortPoint{history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})}
 	g.serving = t
-	if pr.AbortAt == "before-target-writes" {
+	if pr.AbortAt == history.AbortBeforeTargetWrites {
 		pr.LoseHandoff = g.chance(0.5)
 		g.serving = "a"
 	}
 	// An event trigger, early: the shrinker keeps an event-triggered schedule's length, and an
 	// abort needs it, since the source gives up only after the 2 s answer timeout.
 	st := scenarios.Step{Action: scenarios.Relocate, Params: pr, Trigger: scenarios.TriggerAfter,
-		After: &scenarios.EventTrigger{Writer: "a", Event: "acked", Count: 1 + g.r.IntN(4)}}
+		After: &scenarios.EventTrigger{Writer: "a", Event: history.SigAcked, Count: 1 + g.r.IntN(4)}}
 	g.minDuration = handoffDuration
 	out := []scenarios.Step{st}
-	if pr.AbortAt == "before-target-writes" && g.chance(0.4) {
+	if pr.AbortAt == history.AbortBeforeTargetWrites && g.chance(0.4) {
 		// The transfer's answer is lost once the source has drained: the transfer applied, and
 		// the source must find its own write (the recorded allocation) before it reverts.
 		g.rules++
 		r := faults.Rule{Name: fmt.Sprintf("drop-transfer-answer-%d", g.rules), Method: "PUT", Key: "*fence__*",
 			Header: "If-Match", Nth: 1, Count: 1, Action: faults.DropResponse}
-		drained := &scenarios.EventTrigger{Writer: "a", Event: "drained", Count: 1}
+		drained := &scenarios.EventTrigger{Writer: "a", Event: history.SigDrained, Count: 1}
 		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 			Params: scenarios.Params{Writer: "a", Rule: r}, After: drained})
 		if g.chance(0.5) {
@@ -124,8 +125,8 @@ func (g *gen) handoffResolves() []scenarios.Step {
 	}
 	g.standby = remove(g.standby, t)
 	g.active = append(g.active, t)
-	g.events["a"] = append(g.events["a"], "transferred", "handed-off", "reverted", "drained")
-	g.events[t] = append(g.events[t], "adopted", "hydrated")
+	g.events["a"] = append(g.events["a"], history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
+	g.events[t] = append(g.events[t], history.SigAdopted, history.SigHydrated)
 	g.primary = g.serving
 	g.sole = true
 	return out

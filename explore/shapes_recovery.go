@@ -3,6 +3,7 @@ package explore
 import (
 	"time"
 
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -30,30 +31,30 @@ func (g *gen) recoveryRelocation() []scenarios.Step {
 	r := g.oneOf(g.standby)
 	g.standby = remove(g.standby, r)
 	t := g.oneOf(g.standby)
-	after := func(w, ev string, n int, a scenarios.Action, pr scenarios.Params) scenarios.Step {
+	after := func(w string, ev history.SignalKind, n int, a scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: a, Params: pr,
 			After: &scenarios.EventTrigger{Writer: w, Event: ev, Count: n}}
 	}
-	phase := g.oneOf([]string{"recovery-started", "engine-opened"})
+	phase := draw(g, []history.SignalKind{history.SigRecoveryStarted, history.SigEngineOpened})
 	reloc := scenarios.Params{Writer: "a", Target: t}
 	if g.chance(0.3) {
-		reloc.AbortAt = "after-target-acks"
+		reloc.AbortAt = history.AbortAfterTargetAcks
 	}
 	start := scenarios.Step{Trigger: scenarios.TriggerAt, At: time.Duration(100+10*g.r.IntN(40)) * time.Millisecond,
 		Action: scenarios.Refresh, Params: scenarios.Params{Writer: "a"}}
 	out := []scenarios.Step{
 		start,
-		after("a", "published", 1, scenarios.Recover, scenarios.Params{Writer: r, From: "a"}),
+		after("a", history.SigPublished, 1, scenarios.Recover, scenarios.Params{Writer: r, From: "a"}),
 		after(r, phase, 1, scenarios.Pause, scenarios.Params{Writer: r}),
 		after(r, phase, 1, scenarios.Relocate, reloc),
-		after(t, "acked", 1+g.r.IntN(4), scenarios.Resume, scenarios.Params{Writer: r}),
+		after(t, history.SigAcked, 1+g.r.IntN(4), scenarios.Resume, scenarios.Params{Writer: r}),
 	}
-	g.events["a"] = append(g.events["a"], "published", "transferred", "handed-off", "reverted", "drained")
-	g.events[r] = append(g.events[r], "recovery-started", "engine-opened", "recovered")
+	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
+	g.events[r] = append(g.events[r], history.SigRecoveryStarted, history.SigEngineOpened, history.SigRecovered)
 	g.standby = remove(g.standby, t)
 	g.active = append(g.active, t)
-	g.events[t] = append(g.events[t], "adopted", "hydrated", "acked")
-	if reloc.AbortAt == "" {
+	g.events[t] = append(g.events[t], history.SigAdopted, history.SigHydrated, history.SigAcked)
+	if reloc.AbortAt == history.AbortNone {
 		g.primary = t
 	}
 	return out
@@ -74,7 +75,7 @@ func (g *gen) sameTermHydration() []scenarios.Step {
 	delete(g.weights, kGC)
 	t := g.oneOf(g.standby)
 	a := scenarios.Params{Writer: "a"}
-	after := func(w, ev string, n int, act scenarios.Action, pr scenarios.Params) scenarios.Step {
+	after := func(w string, ev history.SignalKind, n int, act scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: act, Params: pr,
 			After: &scenarios.EventTrigger{Writer: w, Event: ev, Count: n}}
 	}
@@ -82,18 +83,18 @@ func (g *gen) sameTermHydration() []scenarios.Step {
 	out := []scenarios.Step{{Trigger: scenarios.TriggerAt, At: time.Duration(100+10*g.r.IntN(20)) * time.Millisecond,
 		Action: scenarios.Refresh, Params: a}}
 	for n := 1; n < sets; n++ {
-		out = append(out, after("a", "published", n, scenarios.Refresh, a))
+		out = append(out, after("a", history.SigPublished, n, scenarios.Refresh, a))
 	}
 	out = append(out,
-		after("a", "published", sets, scenarios.Relocate, scenarios.Params{Writer: "a", Target: t, Prehydrate: true}),
-		after(t, "hydrating", 1, scenarios.Pause, scenarios.Params{Writer: t}),
-		after(t, "hydrating", 1, scenarios.Refresh, a),
-		after("a", "published", sets+1, scenarios.GC, a),
-		after("a", "collected", 1, scenarios.Resume, scenarios.Params{Writer: t}))
-	g.events["a"] = append(g.events["a"], "published", "collected", "transferred", "handed-off", "drained")
+		after("a", history.SigPublished, sets, scenarios.Relocate, scenarios.Params{Writer: "a", Target: t, Prehydrate: true}),
+		after(t, history.SigHydrating, 1, scenarios.Pause, scenarios.Params{Writer: t}),
+		after(t, history.SigHydrating, 1, scenarios.Refresh, a),
+		after("a", history.SigPublished, sets+1, scenarios.GC, a),
+		after("a", history.SigCollected, 1, scenarios.Resume, scenarios.Params{Writer: t}))
+	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigCollected, history.SigTransferred, history.SigHandedOff, history.SigDrained)
 	g.standby = remove(g.standby, t)
 	g.active = append(g.active, t)
-	g.events[t] = append(g.events[t], "hydrating", "adopted", "hydrated")
+	g.events[t] = append(g.events[t], history.SigHydrating, history.SigAdopted, history.SigHydrated)
 	g.primary = t
 	return out
 }

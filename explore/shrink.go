@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
 // Judge runs a scenario and returns the invariants it violated. Runs are nondeterministic
 // (goroutine scheduling), so the same scenario may answer differently. An error is a
 // harness problem, not a verdict.
-type Judge func(ctx context.Context, sc *scenarios.Scenario) (violated []string, err error)
+type Judge func(ctx context.Context, sc *scenarios.Scenario) (violated []history.Invariant, err error)
 
 // ShrinkOptions tune Shrink.
 type ShrinkOptions struct {
@@ -55,7 +57,7 @@ var errBudget = errors.New("explore: shrink budget spent")
 // judge error counts as a run that did not. The result, parsed by the loader, expects
 // verdict fail with target violated and says in its description what it shows. When ctx
 // ends, Shrink returns the smallest scenario found so far with ctx's error.
-func Shrink(ctx context.Context, sc *scenarios.Scenario, target string, judge Judge, o ShrinkOptions) (*scenarios.Scenario, ShrinkStats, error) {
+func Shrink(ctx context.Context, sc *scenarios.Scenario, target history.Invariant, judge Judge, o ShrinkOptions) (*scenarios.Scenario, ShrinkStats, error) {
 	if o.Tries <= 0 {
 		o.Tries = 3
 	}
@@ -94,7 +96,7 @@ func Shrink(ctx context.Context, sc *scenarios.Scenario, target string, judge Ju
 // the candidates already tried, and why it stopped early (nil while it goes on).
 type shrinker struct {
 	ctx    context.Context
-	target string
+	target history.Invariant
 	judge  Judge
 	o      ShrinkOptions
 	best   *scenarios.Scenario
@@ -217,12 +219,12 @@ func (s *shrinker) result(orig *scenarios.Scenario) (*scenarios.Scenario, error)
 	}
 	variant := out.Protocol
 	if variant == "" {
-		variant = "correct"
+		variant = string(fence.Correct)
 	}
 	out.Description = fmt.Sprintf("Found by exploration (seed %d, variant %s): %s", orig.Seed, variant, narrative)
 	// The judged bounds stay: the violation was found against them (a liveness bound dropped
 	// here once made every TimeToFence kill replay as a pass).
-	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []string{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire,
+	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []history.Invariant{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire,
 		Serving: s.best.Expect.Serving, MaxTimeToFence: s.best.Expect.MaxTimeToFence}
 	parsed, err := reparse(out)
 	if err != nil {
@@ -232,7 +234,7 @@ func (s *shrinker) result(orig *scenarios.Scenario) (*scenarios.Scenario, error)
 }
 
 // describeSteps is the default narrative: the target and the steps that break it.
-func describeSteps(sc *scenarios.Scenario, target string) string {
+func describeSteps(sc *scenarios.Scenario, target history.Invariant) string {
 	var parts []string
 	for _, st := range sc.Steps {
 		what := string(st.Action)

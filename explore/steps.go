@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -21,12 +22,14 @@ var builders = map[string]func(g *gen, room int) ([]scenarios.Step, bool){
 	kPause:     (*gen).pause,
 	kCrash:     (*gen).crash,
 	kRelocate:  (*gen).relocate,
-	kGC:        func(g *gen, _ int) ([]scenarios.Step, bool) { return g.segmentWork(scenarios.GC, "collected") },
-	kRefresh:   func(g *gen, _ int) ([]scenarios.Step, bool) { return g.segmentWork(scenarios.Refresh, "published") },
-	kRecover:   (*gen).recoverCopy,
-	kHTTP:      (*gen).http,
-	kDrive:     (*gen).driveOffline,
-	kStoreRst:  (*gen).storeRestart,
+	kGC:        func(g *gen, _ int) ([]scenarios.Step, bool) { return g.segmentWork(scenarios.GC, history.SigCollected) },
+	kRefresh: func(g *gen, _ int) ([]scenarios.Step, bool) {
+		return g.segmentWork(scenarios.Refresh, history.SigPublished)
+	},
+	kRecover:  (*gen).recoverCopy,
+	kHTTP:     (*gen).http,
+	kDrive:    (*gen).driveOffline,
+	kStoreRst: (*gen).storeRestart,
 }
 
 // drawStep draws one kind from the swarm's weights and adds its steps, if it has any.
@@ -41,7 +44,7 @@ func (g *gen) drawStep(room int) {
 }
 
 // base are the events every writer holding a term emits.
-var base = []string{"claimed", "synced", "acked"}
+var base = []history.SignalKind{history.SigClaimed, history.SigSynced, history.SigAcked}
 
 // trigger draws when a step fires: mostly at a protocol event of a writer holding a term
 // (weighted toward the dangerous moments its earlier steps create), sometimes at a time.
@@ -50,13 +53,13 @@ func (g *gen) trigger() (string, time.Duration, *scenarios.EventTrigger) {
 		return scenarios.TriggerAt, g.at(), nil
 	}
 	w := g.oneOf(g.active)
-	weights := map[string]int{"claimed": 2, "synced": 3, "acked": 3}
+	weights := map[history.SignalKind]int{history.SigClaimed: 2, history.SigSynced: 3, history.SigAcked: 3}
 	for _, e := range g.events[w] {
 		weights[e] += 3
 	}
-	ev := g.pick(weights)
+	ev := pick(g, weights)
 	t := &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
-	if ev == "acked" || ev == "synced" || ev == "published" {
+	if ev == history.SigAcked || ev == history.SigSynced || ev == history.SigPublished {
 		t.Count = 1 + g.r.IntN(5)
 	}
 	if g.chance(0.5) {
@@ -154,7 +157,7 @@ func (g *gen) promote(int) ([]scenarios.Step, bool) {
 	g.standby = remove(g.standby, w)
 	g.active = append(g.active, w)
 	g.primary = w
-	g.events[w] = append(g.events[w], "promoted", "restore-read", "hydrated")
+	g.events[w] = append(g.events[w], history.SigPromoted, history.SigRestoreRead, history.SigHydrated)
 	return []scenarios.Step{st}, true
 }
 
@@ -225,7 +228,7 @@ func (g *gen) crash(room int) ([]scenarios.Step, bool) {
 		g.crashed = remove(g.crashed, w)
 		g.ids = append(g.ids, as)
 		g.active = append(g.active, as)
-		g.events[as] = append(g.events[as], "restore-read", "hydrated")
+		g.events[as] = append(g.events[as], history.SigRestoreRead, history.SigHydrated)
 		out = append(out, rs)
 	}
 	return out, true
@@ -248,20 +251,20 @@ func (g *gen) relocate(int) ([]scenarios.Step, bool) {
 	}
 	src, dst := g.primary, g.oneOf(g.standby)
 	pr := scenarios.Params{Writer: src, Target: dst,
-		AbortAt:     g.oneOf([]string{"", "", "before-target-writes", "after-target-acks"}),
+		AbortAt:     draw(g, []history.AbortPoint{history.AbortNone, history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks}),
 		LoseHandoff: g.chance(0.3)}
 	st := g.step(scenarios.Relocate, pr)
 	g.standby = remove(g.standby, dst)
 	g.active = append(g.active, dst)
-	g.events[src] = append(g.events[src], "transferred", "handed-off", "reverted", "drained")
-	g.events[dst] = append(g.events[dst], "adopted", "hydrated")
-	if pr.AbortAt == "" {
+	g.events[src] = append(g.events[src], history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
+	g.events[dst] = append(g.events[dst], history.SigAdopted, history.SigHydrated)
+	if pr.AbortAt == history.AbortNone {
 		g.primary = dst
 	}
 	return []scenarios.Step{st}, true
 }
 
-func (g *gen) segmentWork(a scenarios.Action, event string) ([]scenarios.Step, bool) {
+func (g *gen) segmentWork(a scenarios.Action, event history.SignalKind) ([]scenarios.Step, bool) {
 	w := g.target()
 	st := g.step(a, scenarios.Params{Writer: w})
 	g.events[w] = append(g.events[w], event)

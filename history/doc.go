@@ -12,5 +12,8 @@
 //   - [Encode] and [Decode] round-trip every field, so a stored history can be judged again
 //     later by a newer checker.
 //
-// It is a leaf: it imports nothing of fencebench, and everyone may import it.
+// It is a leaf: it imports nothing of fencebench, and everyone may import it. That makes it
+// the home of the names the packages share, each spelled once (names.go): the writers'
+// signals a scenario step waits for ([SignalKind]), the relocation abort points
+// ([AbortPoint]) and the invariant names ([Invariant]).
 package history

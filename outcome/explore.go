@@ -1,6 +1,10 @@
 package outcome
 
-import "time"
+import (
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
 
 // Exploration is what one `fencebench explore` produced: how many generated schedules ran
 // and how fast, which fault kinds met which protocol phases, and every failure found, shrunk
@@ -113,10 +117,10 @@ func (c *Coverage) Unreached() (neverReached, neverFaulted []string) {
 type ExploredFailure struct {
 	// Invariants are the invariants the original schedule violated, sorted; failures are
 	// grouped by them. Target is the one the shrinker preserved.
-	Invariants []string `json:"invariants"`
-	Target     string   `json:"target"`
-	Seed       uint64   `json:"seed"`  // the schedule's seed (generation and run)
-	Index      int      `json:"index"` // 1-based schedule number
+	Invariants []history.Invariant `json:"invariants"`
+	Target     history.Invariant   `json:"target"`
+	Seed       uint64              `json:"seed"`  // the schedule's seed (generation and run)
+	Index      int                 `json:"index"` // 1-based schedule number
 	// Steps before and after shrinking; Writers and Rate after shrinking.
 	Steps       int     `json:"steps"`
 	ShrunkSteps int     `json:"shrunk_steps"`

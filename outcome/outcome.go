@@ -119,10 +119,10 @@ type CellResult struct {
 	Source      string `json:"source,omitempty"`
 	// Variant is "correct" or the name of the broken protocol variant; Kill marks a cell the
 	// bench must catch, Violates the invariants it must break (empty: any).
-	Variant  string   `json:"variant"`
-	Kill     bool     `json:"kill,omitempty"`
-	Violates []string `json:"violates,omitempty"`
-	Seed     uint64   `json:"seed"`
+	Variant  string              `json:"variant"`
+	Kill     bool                `json:"kill,omitempty"`
+	Violates []history.Invariant `json:"violates,omitempty"`
+	Seed     uint64              `json:"seed"`
 	// Client is the S3 client library: "minio-go" or "aws-sdk".
 	Client string `json:"client"`
 	// Verdict is the final verdict, adjusted by the cell's expectation; for a kill cell pass
@@ -212,6 +212,6 @@ type Trace struct {
 type TracedSignal struct {
 	At     time.Duration
 	Writer string
-	Event  string
+	Event  history.SignalKind
 	N      int
 }

@@ -140,7 +140,7 @@ func expectation(c *outcome.CellResult) string {
 		return fmt.Sprintf("broken variant %s must be killed: %s must fail (other failures are reported, not required)", c.Variant, strings.Join(c.Violates, ", "))
 	case c.Kill:
 		return fmt.Sprintf("broken variant %s must be killed: some invariant must fail", c.Variant)
-	case c.Variant != "" && c.Variant != "correct":
+	case c.Variant != "" && c.Variant != history.CorrectVariant:
 		return fmt.Sprintf("variant %s run as the cell's protocol: judged against the scenario's own expectation", c.Variant)
 	default:
 		return "correct protocol: every invariant must hold"

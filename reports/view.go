@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 	"slices"
@@ -135,7 +136,7 @@ func buildView(run *outcome.Summary) indexView {
 			row.Matrix[col[c.Variant]] = &mb
 		} else {
 			mb := b
-			if c.Variant != "" && c.Variant != "correct" {
+			if c.Variant != "" && c.Variant != history.CorrectVariant {
 				mb.Label = c.Variant + ": " + mb.Label
 			}
 			row.Main = append(row.Main, mb)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -87,8 +88,8 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 	if src == nil || dst == nil {
 		return
 	}
-	opts := writers.RelocateOptions{Abort: writers.AbortPoint(pr.AbortAt), Prehydrate: pr.Prehydrate}
-	if pr.LoseHandoff && pr.AbortAt == "" {
+	opts := writers.RelocateOptions{Abort: pr.AbortAt, Prehydrate: pr.Prehydrate}
+	if pr.LoseHandoff && pr.AbortAt == history.AbortNone {
 		opts.LoseAnswer = true
 	}
 	cr.background(func() {

@@ -129,7 +129,7 @@ func (r *runner) rerun(c Cell, client string) string {
 		target = c.Scenario.Source
 	}
 	args := []string{"fencebench", "run", "--seed", strconv.FormatUint(c.Seed, 10), "--client", client}
-	if c.Variant != "" && c.Variant != "correct" {
+	if c.Variant != "" && c.Variant != string(fence.Correct) {
 		args = append(args, "--variant", c.Variant)
 	}
 	return strings.Join(append(args, target), " ")

@@ -17,6 +17,7 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
@@ -103,7 +104,7 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 	if o.Schedules <= 0 && o.For <= 0 {
 		return nil, outcome.BadInput(errors.New("explore: give a budget: --schedules N or --for DURATION"))
 	}
-	if _, err := explore.Generate(o.Seed, explore.GenOptions{Variant: o.Variant}); err != nil {
+	if _, err := explore.Generate(o.Seed, explore.GenOptions{Variant: fence.Variant(o.Variant)}); err != nil {
 		return nil, outcome.BadInput(fmt.Errorf("explore: %w", err))
 	}
 	o.defaults()
@@ -151,7 +152,7 @@ func (o *ExploreOptions) defaults() {
 		o.ID = "explore-" + NewRunID(time.Now())
 	}
 	if o.Variant == "" {
-		o.Variant = "correct"
+		o.Variant = string(fence.Correct)
 	}
 	if o.Client == "" {
 		o.Client = string(store.ClientMinio)
@@ -269,7 +270,7 @@ func (e *exploration) loop(ctx context.Context) {
 // schedule generates, runs and judges schedule i; true when it failed.
 func (e *exploration) schedule(ctx context.Context, i int) bool {
 	seed := e.o.Seed + uint64(i)
-	sc, err := explore.Generate(seed, explore.GenOptions{Variant: e.o.Variant})
+	sc, err := explore.Generate(seed, explore.GenOptions{Variant: fence.Variant(e.o.Variant)})
 	if err != nil {
 		e.note(i, seed, "generate: "+err.Error())
 		return false
@@ -375,7 +376,7 @@ func (e *exploration) run(ctx context.Context, stack env.Env, sc *scenarios.Scen
 	if s, ok := stack.(*env.Sim); ok {
 		stack, prefix = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}, "x/"
 	}
-	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: e.o.Variant}, env: stack, down: &downState{},
+	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: fence.Variant(e.o.Variant)}, env: stack, down: &downState{},
 		dir: filepath.Join(e.dir, "scratch"), log: slog.New(slog.DiscardHandler), ephemeral: true}
 	return r.cell(ctx, Cell{Scenario: sc, Variant: e.o.Variant, Seed: seed})
 }

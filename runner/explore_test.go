@@ -57,6 +57,7 @@ func TestExploreCorrectProtocol(t *testing.T) {
 // A broken variant falls to generated schedules alone; the failure is shrunk to a scenario
 // the loader accepts, no longer than the schedule it came from, kept as found, and replayed.
 func TestExploreKillsVariants(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	for _, v := range []string{"restore-before-claim", "no-sweep", "conflict-is-fenced", "no-seq", "revert-with-fresh-token"} {
 		t.Run(v, func(t *testing.T) {
 			dir := exploreSim(t, v, 600, true)
@@ -95,6 +96,7 @@ func TestExploreKillsVariants(t *testing.T) {
 // cas-concurrent-with-metadata loses writes through an unpinned race, whose early finds often
 // replay only sometimes.
 func TestExploreFirstMeansFirstThatReplays(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	dir := exploreSim(t, "cas-concurrent-with-metadata", 2000, true)
 	x, err := reports.ReadExploration(dir)
 	if err != nil {

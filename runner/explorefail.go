@@ -14,6 +14,7 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
@@ -183,7 +184,7 @@ func (e *exploration) replay(ctx context.Context, sc *scenarios.Scenario, seed u
 
 func rerunCommand(o ExploreOptions, seed uint64, file string) string {
 	args := []string{"fencebench", "run", "--stack", "sim", "--seed", strconv.FormatUint(seed, 10)}
-	if o.Variant != "" && o.Variant != "correct" {
+	if o.Variant != "" && o.Variant != string(fence.Correct) {
 		args = append(args, "--variant", o.Variant)
 	}
 	return strings.Join(append(args, file), " ")
@@ -211,7 +212,7 @@ func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, s
 	}
 	// A prefix beside the exploration's own (a store may hold both), deleted at the end.
 	prefix := strings.TrimSuffix(e.o.Prefix, "/") + "." + id + "/"
-	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: e.o.Variant,
+	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: fence.Variant(e.o.Variant),
 		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true, Prefix: prefix, Cleanup: true})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 // the run with verdict error and exit 255 naming the unreachable store, never fail; the
 // cells after it do not run.
 func TestDeadExternalStore(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	scs := []*scenarios.Scenario{quick(t, "first", "4s"), quick(t, "second", "1s")}
 	for _, tc := range []struct {
 		name   string

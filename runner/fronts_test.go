@@ -17,6 +17,7 @@ import (
 // D17 for stale reads after a CAS, B9 for non-atomic or skipped conditions); on the pinned
 // MinIO the same scenarios run and pass.
 func TestUnsafeFrontsTurnRunRed(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	probe := map[unsafestore.Mode]string{
 		unsafestore.CheckThenAct:    "B9 create race",
 		unsafestore.IgnoreUnderLoad: "B9 create race",

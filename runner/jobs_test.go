@@ -14,6 +14,7 @@ import (
 // verdict it earns alone (pass, killed); a scenario that acts on the store (drive-offline)
 // runs alone, after the others, and keeps its place in the plan.
 func TestJobsRunCellsSideBySide(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	if testing.Short() {
 		t.Skip("starts MinIO")
 	}

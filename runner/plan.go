@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -23,7 +24,7 @@ type Cell struct {
 
 // ID names the cell's folder: the scenario name, plus the variant when it is not correct.
 func (c Cell) ID() string {
-	if c.Variant == "" || c.Variant == "correct" {
+	if c.Variant == "" || c.Variant == string(fence.Correct) {
 		return c.Scenario.Name
 	}
 	return c.Scenario.Name + "--" + c.Variant
@@ -33,7 +34,7 @@ func (c Cell) ID() string {
 // scenario's protocol; matrix adds a cell per variant each scenario declares it kills.
 // seed, when non-zero, overrides every scenario's seed; a zero seed everywhere is drawn from
 // draw (once per scenario) so it can be recorded and printed.
-func Cells(scs []*scenarios.Scenario, variant string, matrix bool, seed uint64, draw func() uint64) []Cell {
+func Cells(scs []*scenarios.Scenario, variant fence.Variant, matrix bool, seed uint64, draw func() uint64) []Cell {
 	var out []Cell
 	for _, s := range scs {
 		sd := seed
@@ -45,7 +46,7 @@ func Cells(scs []*scenarios.Scenario, variant string, matrix bool, seed uint64, 
 		}
 		base := s.Protocol
 		if variant != "" {
-			base = variant
+			base = string(variant)
 		}
 		cell := Cell{Scenario: s, Variant: base, Seed: sd}
 		// A scenario run with a variant it declares it kills is judged as that kill cell, so

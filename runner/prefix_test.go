@@ -81,6 +81,7 @@ func passed(t *testing.T, o runEnd, what string) {
 // own objects; the same holds with the child started first. Runs on sibling prefixes both
 // pass.
 func TestNestedRunsConcurrently(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	st := testenv.Store(t, store.ClientMinio, nil)
 	base := testenv.Prefix(t)
 	if _, err := st.Put(context.Background(), base+"neighbour", []byte("untouched")); err != nil {

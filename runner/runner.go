@@ -18,6 +18,7 @@ import (
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults/netpath"
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
@@ -33,7 +34,7 @@ type Options struct {
 	// Seed, when non-zero, overrides every scenario's seed.
 	Seed uint64
 	// Variant, when set, runs every scenario with this protocol variant.
-	Variant string
+	Variant fence.Variant
 	// Client, when set, overrides every scenario's store client ("minio-go" or "aws-sdk").
 	Client string
 	// Matrix adds, per scenario, a cell for every variant it declares it kills.

@@ -55,7 +55,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	cr.mu.Lock()
 	stopping := cr.stopping || cr.overtime
 	if !cr.stopping && cr.r.ephemeral { // the trace is read by an exploration's failures only
-		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: string(s.Kind), N: s.N})
+		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: s.Kind, N: s.N})
 	}
 	cr.mu.Unlock()
 	if stopping {
@@ -63,7 +63,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 	}
 	for _, st := range cr.c.Scenario.Steps {
 		a := st.After
-		if st.Trigger != scenarios.TriggerAfter || a.Writer != s.Writer || a.Event != string(s.Kind) || a.Count != s.N {
+		if st.Trigger != scenarios.TriggerAfter || a.Writer != s.Writer || a.Event != s.Kind || a.Count != s.N {
 			continue
 		}
 		st := st

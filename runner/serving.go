@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/writers"
 )
 
@@ -59,7 +60,7 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 		mu.Lock()
 		seq++
 		switch {
-		case sig.Writer == s && sig.Kind == writers.SigAcked:
+		case sig.Writer == s && sig.Kind == history.SigAcked:
 			lastAck = seq
 		case movesChain[sig.Kind]:
 			lastMove = seq
@@ -111,10 +112,10 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 
 // movesChain are the signals after which the serving copy must acknowledge again before the
 // traffic may stop in overtime.
-var movesChain = map[writers.SignalKind]bool{
-	writers.SigClaimed: true, writers.SigPromoted: true, writers.SigAdopted: true, writers.SigReverted: true,
-	writers.SigTransferred: true, writers.SigHandedOff: true, writers.SigDrained: true, writers.SigStoodDown: true,
-	writers.SigFenced: true, writers.SigCrashed: true,
+var movesChain = map[history.SignalKind]bool{
+	history.SigClaimed: true, history.SigPromoted: true, history.SigAdopted: true, history.SigReverted: true,
+	history.SigTransferred: true, history.SigHandedOff: true, history.SigDrained: true, history.SigStoodDown: true,
+	history.SigFenced: true, history.SigCrashed: true,
 }
 
 // chainSettled reports whether s is the only writer that believes it is primary, and no

@@ -20,6 +20,7 @@ import (
 // over, and the correct protocol passes. The drive fault starts and ends in the history, and
 // a request sent in its window took at least the drive's delay (the lag is real).
 func TestSlowDrivePasses(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	if testing.Short() {
 		t.Skip("starts a MinIO over four drives")
 	}

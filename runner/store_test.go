@@ -21,6 +21,7 @@ import (
 // Both drive faults are in the history, and the ledger shows PUTs answered with a 5xx while
 // the drives were away.
 func TestQuorumLossPasses(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	if testing.Short() {
 		t.Skip("starts a MinIO over four drives")
 	}
@@ -64,6 +65,7 @@ func TestQuorumLossPasses(t *testing.T) {
 // TestStoreStepsNeedTheLocalStack: on a store the bench does not run, a scenario that acts on
 // the store is a harness error that names the requirement, not a verdict.
 func TestStoreStepsNeedTheLocalStack(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	prefix := testenv.Prefix(t) + "run/"
 	_, ext := testenv.ExternalMinIO(t, prefix)
 	sum, err := Run(context.Background(), pick(t, "steady-state", "quorum-loss"),
@@ -104,6 +106,7 @@ expect:
 // the declared restart (no harness error, the run goes on), the writers meet the outage, and
 // the correct protocol passes on the same data after it.
 func TestStoreRestartMidRun(t *testing.T) {
+	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	if testing.Short() {
 		t.Skip("restarts a MinIO")
 	}

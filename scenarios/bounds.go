@@ -22,7 +22,7 @@ const (
 
 // Bound is the allowed range of one scenario field, or of a quantity derived from several,
 // both ends included. Validation rejects a value outside it with the file, line, column,
-// field and this range; the README's field reference lists the same table.
+// field and this range; docs/scenarios.md#field-ranges lists the same table.
 type Bound struct {
 	Field string // as in error messages, with [] for any index: steps[].flap.on
 	Kind  Kind

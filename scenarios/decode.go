@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fencebench/fencebench/history"
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 var idRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_'-]{0,31}$`)
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	s := &Scenario{Protocol: "correct", Expect: Expect{Verdict: "pass", FaultsMustFire: "all"},
+	s := &Scenario{Protocol: history.CorrectVariant, Expect: Expect{Verdict: "pass", FaultsMustFire: "all"},
 		Traffic: Traffic{Clients: 2, Rate: 200, SyncEvery: 20, SyncInterval: 50 * time.Millisecond}}
 	f := p.fields(n, "", "name", "description", "seed", "duration", "writers", "traffic", "client",
 		"protocol", "kills", "store", "steps", "expect")

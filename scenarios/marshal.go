@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 )
 
 // Marshal renders a scenario as YAML in the catalogue's style: name, a folded description,
@@ -32,7 +33,7 @@ func Marshal(sc *Scenario) ([]byte, error) {
 	if sc.Client != "" {
 		fmt.Fprintf(&b, "client: %s\n", scalar(sc.Client))
 	}
-	if sc.Protocol != "" && sc.Protocol != "correct" {
+	if sc.Protocol != "" && sc.Protocol != history.CorrectVariant {
 		fmt.Fprintf(&b, "protocol: %s\n", scalar(sc.Protocol))
 	}
 	if st := storeFields(sc.Store); st != "" {
@@ -139,7 +140,7 @@ func writeStep(b *strings.Builder, st Step) error {
 	if st.After != nil {
 		a := fields{}
 		a.add("writer", scalar(st.After.Writer))
-		a.add("event", scalar(st.After.Event))
+		a.add("event", scalar(string(st.After.Event)))
 		if st.After.Count > 1 {
 			a.add("count", strconv.Itoa(st.After.Count))
 		}
@@ -202,7 +203,7 @@ func paramValue(name string, pr Params) (string, bool) {
 	case "target":
 		return scalar(pr.Target), true
 	case "abort":
-		return scalar(pr.AbortAt), pr.AbortAt != ""
+		return scalar(string(pr.AbortAt)), pr.AbortAt != history.AbortNone
 	case "lose_handoff":
 		return "true", pr.LoseHandoff
 	case "prehydrate":

@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 )
 
 // HTTPActions lists the L7 actions a rule can take.
@@ -119,9 +120,10 @@ func decodeRelocate(d *decoder, pr *Params) {
 		pr.Target = d.p.str(v, d.at("target"))
 	}
 	if v, ok := d.opt("abort"); ok {
-		pr.AbortAt = d.p.oneOf(v, d.at("abort"), []string{"none", "before-target-writes", "after-target-acks"})
+		// `none` is the file's spelling of history.AbortNone (the empty string).
+		pr.AbortAt = oneOf(d.p, v, d.at("abort"), []history.AbortPoint{"none", history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})
 		if pr.AbortAt == "none" {
-			pr.AbortAt = ""
+			pr.AbortAt = history.AbortNone
 		}
 	}
 	if v, ok := d.opt("lose_handoff"); ok {

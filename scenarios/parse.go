@@ -180,6 +180,12 @@ func (p *parser) duration(n *yaml.Node, field string) time.Duration {
 }
 
 func (p *parser) oneOf(n *yaml.Node, field string, allowed []string) string {
+	return oneOf(p, n, field, allowed)
+}
+
+// oneOf reads a scalar that must be one of allowed, the names of a vocabulary T.
+func oneOf[T ~string](p *parser, n *yaml.Node, field string, allowedNames []T) T {
+	allowed := namesOf(allowedNames)
 	v := p.str(n, field)
 	if v != "" && !slices.Contains(allowed, v) {
 		msg := fmt.Sprintf("unknown value %q; expected one of %s", v, strings.Join(allowed, ", "))
@@ -189,8 +195,20 @@ func (p *parser) oneOf(n *yaml.Node, field string, allowed []string) string {
 		p.errf(n, field, "%s", msg)
 		return ""
 	}
-	return v
+	return T(v)
 }
+
+// namesOf are a vocabulary's names as strings.
+func namesOf[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
+}
+
+// joinNames lists a vocabulary's names, comma-separated.
+func joinNames[T ~string](xs []T) string { return strings.Join(namesOf(xs), ", ") }
 
 func (p *parser) strList(n *yaml.Node, field string) []string {
 	if n.Kind != yaml.SequenceNode {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 )
 
 // Scenario is one validated scenario file.
@@ -16,7 +17,7 @@ type Scenario struct {
 	Writers     []Writer
 	Traffic     Traffic
 	Client      string // "minio-go" or "aws-sdk"; "" lets the run choose
-	Protocol    string // protocol variant; "correct" by default
+	Protocol    string // protocol variant; history.CorrectVariant by default
 	Kills       []Kill // variants this scenario must kill (the kill matrix)
 	Store       StoreSpec
 	Steps       []Step
@@ -48,7 +49,7 @@ type Traffic struct {
 // must fail when it runs with it.
 type Kill struct {
 	Variant  string
-	Violates []string // empty: any safety invariant failing counts
+	Violates []history.Invariant // empty: any safety invariant failing counts
 	Pos      Pos
 }
 
@@ -64,12 +65,12 @@ type StoreSpec struct {
 
 // Expect is what the checker must find.
 type Expect struct {
-	Verdict        string   // "pass" (default) or "fail"
-	Violated       []string // invariants that must fail (with Verdict fail)
-	Fenced         []string // writers that must end fenced
-	Serving        string   // the writer that must end holding the chain ("" names none)
-	MinAcked       int      // floor on acknowledged ops
-	FaultsMustFire string   // "all" (default) or "none"
+	Verdict        string              // "pass" (default) or "fail"
+	Violated       []history.Invariant // invariants that must fail (with Verdict fail)
+	Fenced         []string            // writers that must end fenced
+	Serving        string              // the writer that must end holding the chain ("" names none)
+	MinAcked       int                 // floor on acknowledged ops
+	FaultsMustFire string              // "all" (default) or "none"
 	MaxTimeToFence time.Duration
 }
 
@@ -100,7 +101,7 @@ type Step struct {
 // waits Delay.
 type EventTrigger struct {
 	Writer string
-	Event  string
+	Event  history.SignalKind // one of Events
 	Count  int
 	Delay  time.Duration
 }
@@ -125,7 +126,7 @@ type Params struct {
 	As string // the new incarnation's writer id ("" = Writer + "'")
 	// relocate
 	Target      string
-	AbortAt     string // "", "before-target-writes", "after-target-acks"
+	AbortAt     history.AbortPoint // history.AbortNone, or where the relocation aborts
 	LoseHandoff bool
 	Prehydrate  bool // the target hydrates while the source still serves, before the source blocks
 	// recover: a third copy hydrating while the primary works
@@ -136,15 +137,19 @@ type Params struct {
 	Down time.Duration
 }
 
-// Events a step can wait for with `after`.
-var Events = []string{"claimed", "acked", "synced", "fenced", "restore-read", "transferred",
-	"drained", "handed-off", "adopted", "reverted", "stood-down", "published", "collected", "hydrated", "promoted",
-	"recovery-started", "engine-opened", "recovered", "recovery-failed", "hydrating"}
+// Events a step can wait for with `after`, in the order an error message lists them: every
+// signal a writer emits (history.SignalKind) but cas, crashed, paused and resumed, which no
+// scenario may wait for. internal/deps' vocabulary test holds this set, with those four, to
+// the signals the writers emit.
+var Events = []history.SignalKind{history.SigClaimed, history.SigAcked, history.SigSynced, history.SigFenced,
+	history.SigRestoreRead, history.SigTransferred, history.SigDrained, history.SigHandedOff, history.SigAdopted,
+	history.SigReverted, history.SigStoodDown, history.SigPublished, history.SigCollected, history.SigHydrated,
+	history.SigPromoted, history.SigRecoveryStarted, history.SigEngineOpened, history.SigRecovered,
+	history.SigRecoveryFailed, history.SigHydrating}
 
-// Invariants lists the invariant names a scenario may expect to fail.
-var Invariants = []string{"NoAckedWriteLoss", "MutualExclusion", "AckAttribution", "FencedTerminal",
-	"SeqMonotonic", "NoSpuriousFencing", "TargetAcksAreDurable", "HydrationIntegrity",
-	"OwnerNeverReadUnsealed", "StoreLinearizable", "RecoverySeesAcked", "HandoffResolves", "TimeToFence"}
+// Invariants lists the invariant names a scenario may expect to fail: every invariant the
+// checker judges, in its report order (history.Invariants).
+var Invariants = history.Invariants()
 
 // WriterIDs returns the ids of every writer a scenario may refer to: the declared ones and
 // the incarnations its restart steps create.

@@ -205,10 +205,10 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestVocabulary: every action of the table is documented in the README's list of actions,
+// TestVocabulary: every action of the table is documented in docs/scenarios.md's list of actions,
 // and every fault action builds a fault named after its step, at the action's layer.
 func TestVocabulary(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/scenarios.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestVocabulary(t *testing.T) {
 	list, _, _ = strings.Cut(list, "\n\n")
 	for _, a := range Actions {
 		if !strings.Contains(list, "`"+string(a.Name)+"`") {
-			t.Errorf("the README's list of actions lacks %s", a.Name)
+			t.Errorf("docs/scenarios.md's list of actions lacks %s", a.Name)
 		}
 		if a.Build == nil {
 			continue

@@ -70,9 +70,9 @@ func (p *parser) after(n *yaml.Node, path string) *EventTrigger {
 		p.errf(n, path+".writer", "missing: name the writer whose event triggers the step")
 	}
 	if v, ok := f["event"]; ok {
-		t.Event = p.oneOf(v, path+".event", Events)
+		t.Event = oneOf(p, v, path+".event", Events)
 	} else if n.Kind == yaml.MappingNode {
-		p.errf(n, path+".event", "missing: expected one of %s", strings.Join(Events, ", "))
+		p.errf(n, path+".event", "missing: expected one of %s", joinNames(Events))
 	}
 	if v, ok := f["count"]; ok {
 		t.Count = int(p.integer(v, path+".count"))

@@ -123,26 +123,26 @@ steps:
 	}
 }
 
-// TestReadmeListsBounds: the README's field reference shows the same ranges as Bounds, one
+// TestDocsListBounds: docs/scenarios.md's field reference shows the same ranges as Bounds, one
 // row per bound, and no other.
-func TestReadmeListsBounds(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+func TestDocsListBounds(t *testing.T) {
+	data, err := os.ReadFile("../docs/scenarios.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, found := strings.Cut(string(data), "\n### Field ranges\n")
 	if !found {
-		t.Fatal("README has no section ### Field ranges")
+		t.Fatal("docs/scenarios.md has no section ### Field ranges")
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	rows := strings.Count(section, "\n| `")
 	for _, b := range Bounds {
 		row := fmt.Sprintf("| `%s` | %s | %s |", b.Field, b.Range(), b.What)
 		if !strings.Contains(section, row+"\n") {
-			t.Errorf("README lacks the row\n%s", row)
+			t.Errorf("docs/scenarios.md lacks the row\n%s", row)
 		}
 	}
 	if rows != len(Bounds) {
-		t.Errorf("README's field reference has %d rows, Bounds %d", rows, len(Bounds))
+		t.Errorf("docs/scenarios.md's field reference has %d rows, Bounds %d", rows, len(Bounds))
 	}
 }

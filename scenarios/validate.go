@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fencebench/fencebench/history"
 )
 
 // at records an error found after decoding. A zero ps is filled from the position where the
@@ -68,7 +70,7 @@ func (p *parser) validate(s *Scenario, opts Options) {
 				suggest(s.Protocol, opts.Variants), strings.Join(opts.Variants, ", "))
 		}
 		for i, k := range s.Kills {
-			if k.Variant == "correct" {
+			if k.Variant == history.CorrectVariant {
 				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "the correct protocol is not a variant to kill")
 			} else if !slices.Contains(opts.Variants, k.Variant) {
 				p.at(k.Pos, fmt.Sprintf("kills[%d].variant", i), "unknown protocol variant %q%s; expected one of %s",

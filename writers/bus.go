@@ -7,46 +7,15 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// SignalKind names a protocol event of one writer that a scenario step can wait for. The
-// strings are the `after: {event: ...}` vocabulary of scenario files.
-type SignalKind string
-
-// Signals. Each is emitted right after the history event it stands for was recorded.
-const (
-	SigClaimed     SignalKind = "claimed"      // a seal, or a translog instance's re-adoption, succeeded
-	SigPromoted    SignalKind = "promoted"     // promotion finished: the writer is active
-	SigRestoreRead SignalKind = "restore-read" // the restore point was read
-	SigHydrating   SignalKind = "hydrating"    // a hydration attempt read the reference set it will fetch
-	SigHydrated    SignalKind = "hydrated"     // a hydration finished (every listed file fetched)
-	SigCAS         SignalKind = "cas"          // a steady-state fence CAS of a sync succeeded
-	SigSynced      SignalKind = "synced"       // a sync attempt completed in full
-	SigAcked       SignalKind = "acked"        // the ops of a sync were acknowledged
-	SigFenced      SignalKind = "fenced"       // the writer learned it is fenced (terminal)
-	SigDrained     SignalKind = "drained"      // a relocation source finished its final sync
-	SigTransferred SignalKind = "transferred"  // a relocation source transferred the fence
-	SigHandedOff   SignalKind = "handed-off"   // the handoff completed (source's view)
-	SigAdopted     SignalKind = "adopted"      // a relocation target adopted the fence
-	SigReverted    SignalKind = "reverted"     // an aborted source reverted and resumed
-	SigStoodDown   SignalKind = "stood-down"   // an aborted source, or a target giving up, stood down
-	SigPublished   SignalKind = "published"    // a segment reference set was published
-	SigCollected   SignalKind = "collected"    // a collection round ran (gate open)
-	SigCrashed     SignalKind = "crashed"      // the writer crashed
-	SigPaused      SignalKind = "paused"       // the writer froze
-	SigResumed     SignalKind = "resumed"      // the writer thawed
-
-	SigRecoveryStarted SignalKind = "recovery-started" // a recovering copy registered with its source
-	SigEngineOpened    SignalKind = "engine-opened"    // a recovering copy applies replicated ops from now on
-	SigRecovered       SignalKind = "recovered"        // a recovery finished
-	SigRecoveryFailed  SignalKind = "recovery-failed"  // a recovery attempt failed (it starts over)
-)
-
-// Signal is one protocol event of one writer.
+// Signal is one protocol event of one writer. Its Kind is one of history's Sig constants (the
+// `after: {event: ...}` vocabulary of scenario files), emitted right after the history event it
+// stands for was recorded; every constant is emitted by some writer (internal/deps holds it).
 type Signal struct {
 	Writer string
-	Kind   SignalKind
+	Kind   history.SignalKind
 	Term   int64
 	// N is the occurrence number: this is the N-th signal of Kind from Writer (from 1). For
-	// SigAcked it counts acks (syncs), not ops; Acked counts ops.
+	// history.SigAcked it counts acks (syncs), not ops; Acked counts ops.
 	N int
 	// Acked is the writer's running total of acknowledged ops (after this signal).
 	Acked int64
@@ -69,7 +38,7 @@ type Bus struct {
 
 type busKey struct {
 	writer string
-	kind   SignalKind
+	kind   history.SignalKind
 }
 
 // NewBus returns an empty bus.
@@ -115,7 +84,7 @@ func (b *Bus) emit(s Signal, ackedOps int) {
 }
 
 // Count returns how many signals of kind writer has emitted.
-func (b *Bus) Count(writer string, kind SignalKind) int {
+func (b *Bus) Count(writer string, kind history.SignalKind) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.counts[busKey{writer, kind}]
@@ -129,7 +98,7 @@ func (b *Bus) Acked(writer string) int64 {
 }
 
 // Wait blocks until writer has emitted kind at least n times (n >= 1), or ctx ends.
-func (b *Bus) Wait(ctx context.Context, writer string, kind SignalKind, n int) error {
+func (b *Bus) Wait(ctx context.Context, writer string, kind history.SignalKind, n int) error {
 	return b.waitFor(ctx, func() bool { return b.counts[busKey{writer, kind}] >= n })
 }
 

@@ -96,14 +96,6 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// The variants the writers read (the others live in fence/). Compared by name.
-const (
-	variantCASConcurrent     = "cas-concurrent-with-metadata"
-	variantRestoreBeforeSeal = "restore-before-claim"
-	variantHydrateBeforeSeal = "hydrate-before-seal"
-	variantNoRetention       = "no-retention"
-)
-
 // Cluster is the set of writers of one run: the shared configuration, the signal bus, the
 // op-id counter and the router that sends client traffic to whichever writer believes it is
 // primary.

@@ -30,7 +30,7 @@ func TestRecoveryFollowsTheHighestTermOverAnOlderChainHolder(t *testing.T) {
 	defer cancel()
 	done := recoverAsync(rctx, c, nil)
 	failed := make(chan error, 1)
-	go func() { failed <- r.c.Bus().Wait(rctx, "c", SigRecoveryFailed, 1) }()
+	go func() { failed <- r.c.Bus().Wait(rctx, "c", history.SigRecoveryFailed, 1) }()
 	select {
 	case got := <-done:
 		if got.err != nil {
@@ -68,7 +68,7 @@ func TestRecoveryFailsWhenItsSourceTermIsSealedOver(t *testing.T) {
 		t.Fatalf("max term %d after the audit; want its seal at 4", r.c.MaxTerm())
 	}
 	failed := make(chan error, 1)
-	go func() { failed <- r.c.Bus().Wait(rctx, "c", SigRecoveryFailed, 1) }()
+	go func() { failed <- r.c.Bus().Wait(rctx, "c", history.SigRecoveryFailed, 1) }()
 	close(hs.release)
 	select {
 	case got := <-done:
@@ -87,7 +87,7 @@ func TestRecoveryFailsWhenItsSourceTermIsSealedOver(t *testing.T) {
 	if len(fails) == 0 || !strings.Contains(fails[0].Err, "promoted after the recovery started") {
 		t.Fatalf("c's failed restore reads %+v; want the first saying its primary was superseded", fails)
 	}
-	if n := r.c.Bus().Count("c", SigRecovered); n != 0 {
+	if n := r.c.Bus().Count("c", history.SigRecovered); n != 0 {
 		t.Fatalf("c recovered %d times from a superseded primary", n)
 	}
 	cancel()

@@ -30,7 +30,8 @@
 //     earlier grantee whose restore point already holds a later grant's lineage is fenced
 //     before it serves, since its own generations would collide with that grant's);
 //   - every protocol step is recorded with the semantics of the history.Kind it uses, and is
-//     announced on the cluster's [Bus] so a schedule can wait for it;
+//     announced on the cluster's [Bus], as one of history's signals (history.SignalKind), so a
+//     schedule can wait for it;
 //   - traffic is steady and its routing choices are deterministic given a seed, and Stop and
 //     Close wait for every goroutine the package started;
 //   - a panic in any of those goroutines is reported to [Config.Guard], never ends the

@@ -82,12 +82,12 @@ func TestMalformedTlogBodiesAreRefused(t *testing.T) {
 func TestCancelledSubscriptionHearsNothingMore(t *testing.T) {
 	r := memRig(t, nil)
 	a := r.add("a", nil)
-	var heard []SignalKind
+	var heard []history.SignalKind
 	cancel := r.c.Bus().Subscribe(func(s Signal) { heard = append(heard, s.Kind) })
 	a.Pause() // subscribers run on the emitting goroutine: heard is complete on return
 	cancel()
 	a.Resume()
-	if len(heard) != 1 || heard[0] != SigPaused {
+	if len(heard) != 1 || heard[0] != history.SigPaused {
 		t.Fatalf("subscriber heard %v; want only the signal before it cancelled", heard)
 	}
 }
@@ -129,7 +129,7 @@ func TestCrashingAFinishedWriterRecordsNothing(t *testing.T) {
 	if cs := r.events(history.Crash, ""); len(cs) != 1 || cs[0].Writer != "a" {
 		t.Fatalf("crash events %+v; want a's one", cs)
 	}
-	if n, m := r.c.Bus().Count("a", SigCrashed), r.c.Bus().Count("b", SigCrashed); n != 1 || m != 0 {
+	if n, m := r.c.Bus().Count("a", history.SigCrashed), r.c.Bus().Count("b", history.SigCrashed); n != 1 || m != 0 {
 		t.Fatalf("crashed signals: a %d, b %d; want 1 and 0", n, m)
 	}
 	if b.State() != StateClosed {
@@ -174,7 +174,7 @@ func TestFencedWriterStopsRunning(t *testing.T) {
 	r.promote(b, 2)
 	b.Close()
 	r.submit(a, 5)
-	r.wait(a, SigFenced, 1)
+	r.wait(a, history.SigFenced, 1)
 	goleak.VerifyNone(t, ignore)
 }
 

@@ -108,7 +108,7 @@ func TestRelocationVariantsThatStopServing(t *testing.T) {
 		r.promote(a, 3)
 		r.submit(a, 10)
 		r.waitAcked(a, 10)
-		res, err := a.Relocate(ctx(t), tg, RelocateOptions{Abort: AbortBeforeTargetWrites, AnswerTimeout: 20 * time.Millisecond})
+		res, err := a.Relocate(ctx(t), tg, RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: 20 * time.Millisecond})
 		if err != nil || !res.Resumed {
 			t.Fatalf("%s: relocate %+v, %v; want resumed", v, res, err)
 		}

@@ -90,7 +90,7 @@ func (r *rig) waitAcked(w *Writer, n int64) {
 	}
 }
 
-func (r *rig) wait(w *Writer, kind SignalKind, n int) {
+func (r *rig) wait(w *Writer, kind history.SignalKind, n int) {
 	r.t.Helper()
 	if err := r.c.Bus().Wait(ctx(r.t), w.ID(), kind, n); err != nil {
 		r.t.Fatalf("waiting for %s %s #%d: %v", w.ID(), kind, n, err)

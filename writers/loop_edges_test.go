@@ -18,7 +18,7 @@ func TestFencedEventNamesTheCause(t *testing.T) {
 	r.promote(a, 3)
 	r.promote(b, 4)
 	r.submit(a, 3)
-	r.wait(a, SigFenced, 1)
+	r.wait(a, history.SigFenced, 1)
 	fe := r.events(history.Fenced, "a")
 	if len(fe) != 1 || !strings.Contains(fe[0].Err, fence.ErrFenced.Error()) {
 		t.Fatalf("a's Fenced events %+v; want one naming %q", fe, fence.ErrFenced)

@@ -60,7 +60,7 @@ func TestEqualTermTwin(t *testing.T) {
 	r.submit(b, 5)
 	r.waitAcked(b, 5)
 	a.Resume()
-	r.wait(a, SigFenced, 1)
+	r.wait(a, history.SigFenced, 1)
 	if len(r.acked("a")) != 0 {
 		t.Fatalf("a acknowledged %v", r.acked("a"))
 	}
@@ -125,7 +125,7 @@ func TestNoGoroutineLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.waitAcked(a, 20)
-		if _, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: AbortBeforeTargetWrites, AnswerTimeout: 10 * time.Millisecond}); err != nil {
+		if _, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: 10 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 		c.Pause()
@@ -146,15 +146,15 @@ func TestNoGoroutineLeft(t *testing.T) {
 // variant says.
 func TestPromotionOrderFollowsVariant(t *testing.T) {
 	for _, tc := range []struct {
-		variant string
+		variant fence.Variant
 		want    []history.Kind
 	}{
-		{"correct", []history.Kind{history.Claim, history.RestoreRead, history.Hydrate}},
-		{variantRestoreBeforeSeal, []history.Kind{history.RestoreRead, history.Claim, history.Hydrate}},
-		{variantHydrateBeforeSeal, []history.Kind{history.Hydrate, history.Claim, history.RestoreRead}},
+		{fence.Correct, []history.Kind{history.Claim, history.RestoreRead, history.Hydrate}},
+		{fence.RestoreBeforeClaim, []history.Kind{history.RestoreRead, history.Claim, history.Hydrate}},
+		{fence.HydrateBeforeSeal, []history.Kind{history.Hydrate, history.Claim, history.RestoreRead}},
 	} {
-		t.Run(tc.variant, func(t *testing.T) {
-			r := memRig(t, func(c *Config) { c.Variant = fence.Variant(tc.variant) })
+		t.Run(string(tc.variant), func(t *testing.T) {
+			r := memRig(t, func(c *Config) { c.Variant = tc.variant })
 			a, b := r.add("a", nil), r.add("b", nil)
 			r.promote(a, 1)
 			if _, err := a.Refresh(ctx(t)); err != nil {

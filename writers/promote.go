@@ -60,7 +60,7 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	ev := sp.End(fenceOutcome(err), err)
 	switch {
 	case err == nil:
-		w.emit(SigPromoted, ev, 0)
+		w.emit(history.SigPromoted, ev, 0)
 	case errors.Is(err, fence.ErrFenced):
 		w.becomeFenced(w.c.cfg.Shard.FenceKey(term), err)
 	default:
@@ -88,10 +88,10 @@ func (w *Writer) promote(ctx context.Context, term int64) error {
 	restore := func() error { rp, err = w.readRestore(ctx, term, true); return err }
 	hydrate := func() error { hy, err = w.hydrate(ctx, term, ""); return err }
 	order := []func() error{seal, restore, hydrate}
-	switch string(w.c.cfg.Variant) {
-	case variantRestoreBeforeSeal:
+	switch w.c.cfg.Variant {
+	case fence.RestoreBeforeClaim:
 		order = []func() error{restore, seal, hydrate}
-	case variantHydrateBeforeSeal:
+	case fence.HydrateBeforeSeal:
 		order = []func() error{hydrate, seal, restore}
 	}
 	for _, step := range order {
@@ -148,7 +148,7 @@ func (w *Writer) seal(ctx context.Context, term int64, variant fence.Variant) (*
 		e.Token, e.Seq = f.Token(), f.Seq()
 		ev := sp.End(fenceOutcome(err), err)
 		if err == nil {
-			w.emit(SigClaimed, ev, 0)
+			w.emit(history.SigClaimed, ev, 0)
 			return f, nil
 		}
 		if !retryable(err) || ctx.Err() != nil {
@@ -192,7 +192,7 @@ func (w *Writer) readRestore(ctx context.Context, term int64, strict bool) (Rest
 		}
 		ev := sp.End(storeOutcome(err), err)
 		if err == nil {
-			w.emit(SigRestoreRead, ev, 0)
+			w.emit(history.SigRestoreRead, ev, 0)
 			return rp, nil
 		}
 		if !retryable(err) || ctx.Err() != nil {
@@ -306,7 +306,7 @@ func (w *Writer) hydrate(ctx context.Context, term int64, why string) (hydration
 	for attempt := 1; attempt <= attempts; attempt++ {
 		hy, err := w.hydrateOnce(ctx, term, why)
 		if err == nil {
-			w.emit(SigHydrated, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
+			w.emit(history.SigHydrated, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
 			return hy, nil
 		}
 		last = err
@@ -343,7 +343,7 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 	if hy.refs, err = decodeList(segMetaMagic, obj.Body); err != nil {
 		return hy, err
 	}
-	w.emit(SigHydrating, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
+	w.emit(history.SigHydrating, history.Event{Writer: w.id, Kind: history.Hydrate, Term: term, Key: hy.key, Detail: why}, 0)
 	errs := make([]error, len(hy.refs))
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup

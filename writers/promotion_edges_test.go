@@ -26,7 +26,7 @@ func TestPromotionBelowAGrantedTermLeavesTheCopyFenced(t *testing.T) {
 	if evs := r.events(history.Fenced, "b"); len(evs) != 1 || evs[0].Term != 1 || evs[0].Key != r.c.cfg.Shard.FenceKey(1) {
 		t.Fatalf("b's fenced events %+v; want one at term 1 naming its fence key", evs)
 	}
-	if n := r.c.Bus().Count("b", SigFenced); n != 1 {
+	if n := r.c.Bus().Count("b", history.SigFenced); n != 1 {
 		t.Fatalf("b signalled fenced %d times; want once", n)
 	}
 	if err := b.Promote(ctx(t), 3); !errors.Is(err, ErrNotServing) {

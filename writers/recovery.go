@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 )
 
@@ -31,12 +32,6 @@ import (
 // recovery its source had started (the variant target-ignores-recoveries breaks it), and an
 // op the target replicated before the engine opened is in no snapshot, which the check of
 // step 4 catches (the variant recovery-no-relocation-check skips it).
-
-// The variants of the recovery. Compared by name.
-const (
-	variantTargetIgnoresRecoveries   = "target-ignores-recoveries"
-	variantRecoveryNoRelocationCheck = "recovery-no-relocation-check"
-)
 
 // replica is the state of a recovering copy, guarded by its writer's mu.
 type replica struct {
@@ -129,14 +124,14 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 	w.mu.Unlock()
 	start := w.c.cfg.Recorder.Now()
 	e := history.Event{Kind: history.RestoreRead, Writer: w.id, Invoke: start, Detail: "recovery from " + src.id}
-	w.emit(SigRecoveryStarted, e, 0)
+	w.emit(history.SigRecoveryStarted, e, 0)
 	fail := func(err error) (Recovery, error) {
 		w.mu.Lock()
 		w.repl.done = true
 		w.mu.Unlock()
 		e.Outcome, e.Err, e.Complete = history.Fail, err.Error(), max(start, w.c.cfg.Recorder.Now())
 		ev := w.c.cfg.Recorder.Record(e)
-		w.emit(SigRecoveryFailed, ev, 0)
+		w.emit(history.SigRecoveryFailed, ev, 0)
 		return rc, fmt.Errorf("recover %s: %w", w.id, err)
 	}
 
@@ -148,8 +143,8 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 	w.mu.Lock()
 	w.repl.open = true
 	w.mu.Unlock()
-	w.emit(SigEngineOpened, history.Event{Writer: w.id}, 0)
-	if string(w.c.cfg.Variant) != variantRecoveryNoRelocationCheck {
+	w.emit(history.SigEngineOpened, history.Event{Writer: w.id}, 0)
+	if w.c.cfg.Variant != fence.RecoveryNoRelocationCheck {
 		if why := w.c.primaryMoved(src, term, epoch, grants); why != "" {
 			return fail(errors.New(why + " after the recovery started: the recovery fails and starts over"))
 		}
@@ -183,7 +178,7 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 		e.Err = fmt.Sprintf("%d snapshot .tlog file(s) missing: %v", len(missing), missing)
 	}
 	ev := w.c.cfg.Recorder.Record(e)
-	w.emit(SigRecovered, ev, 0)
+	w.emit(history.SigRecovered, ev, 0)
 	return rc, nil
 }
 

@@ -11,36 +11,12 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// The relocation variants the writers read (compared by name).
-const (
-	variantResumeStaysBlocked = "resume-stays-blocked"
-	variantTargetRefusesEmpty = "target-refuses-empty-shard"
-)
-
-// AbortPoint is where a relocation is made to abort. The strings are the scenario
-// vocabulary.
-type AbortPoint string
-
-// Abort points.
-const (
-	// AbortNone lets the handoff complete (unless LoseMessage or LoseAnswer say otherwise).
-	AbortNone AbortPoint = ""
-	// AbortBeforeTargetWrites holds the handoff message until the source has given up and
-	// reverted, then delivers it: the source resumes, and the late target is refused at its
-	// adoption.
-	AbortBeforeTargetWrites AbortPoint = "before-target-writes"
-	// AbortAfterTargetAcks delivers the message and loses the target's answer; the source
-	// gives up only once the target has adopted the fence and acknowledged TargetAcks ops, so
-	// its revert is refused and it stands down.
-	AbortAfterTargetAcks AbortPoint = "after-target-acks"
-)
-
 // RelocateOptions shape one relocation and its faults.
 type RelocateOptions struct {
-	// Abort forces an abort at a point; see AbortPoint.
-	Abort AbortPoint
+	// Abort forces an abort at a point; see history.AbortPoint (history.AbortNone: none).
+	Abort history.AbortPoint
 	// TargetAcks is the number of ops the target must have acknowledged before the source
-	// gives up, for AbortAfterTargetAcks; 0 means 1. The target must receive traffic.
+	// gives up, for history.AbortAfterTargetAcks; 0 means 1. The target must receive traffic.
 	TargetAcks int64
 	// LoseMessage loses the handoff message: the target never receives it, and the source
 	// gives up after AnswerTimeout.
@@ -143,7 +119,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	if herr == nil {
 		ev := sp.End(history.OK, nil)
 		w.setState(StateRelocated)
-		w.emit(SigHandedOff, ev, 0)
+		w.emit(history.SigHandedOff, ev, 0)
 		res.HandedOff = true
 		return res, nil
 	}
@@ -215,7 +191,7 @@ func (w *Writer) giveUp(term int64, why error) {
 	w.mu.Unlock()
 	ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.c.cfg.Shard.FenceKey(term),
 		Detail: "relocation-target", Err: why.Error()})
-	w.emit(SigStoodDown, ev, 0)
+	w.emit(history.SigStoodDown, ev, 0)
 }
 
 // release returns a reserved relocation target to standby.
@@ -252,7 +228,7 @@ func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved boo
 		}
 		return 0, fmt.Errorf("relocate %s: drain: %w", w.id, err)
 	}
-	w.emit(SigDrained, history.Event{Writer: w.id, Term: term}, 0)
+	w.emit(history.SigDrained, history.Event{Writer: w.id, Term: term}, 0)
 
 	target.mu.Lock()
 	if reserved && target.state == StateTarget {
@@ -273,10 +249,10 @@ func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved boo
 // handOver sends the handoff message to the target (unless it is lost or held) and waits for
 // the answer; nil means the target answered that it took over.
 func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) error {
-	held := opts.Abort == AbortBeforeTargetWrites
+	held := opts.Abort == history.AbortBeforeTargetWrites
 	answer := make(chan error, 1)
 	if !opts.LoseMessage && !held {
-		silent := opts.LoseAnswer || opts.Abort == AbortAfterTargetAcks
+		silent := opts.LoseAnswer || opts.Abort == history.AbortAfterTargetAcks
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
 			if opts.MessageDelay > 0 && !w.c.cfg.Clock.For(target.life, opts.MessageDelay) {
@@ -288,7 +264,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 			}
 		}, w.c.bg.Done)
 	}
-	if opts.Abort == AbortAfterTargetAcks {
+	if opts.Abort == history.AbortAfterTargetAcks {
 		// The answer is lost; the source gives up only after the target has served.
 		if err := w.c.bus.WaitAcked(ctx, target.id, opts.TargetAcks); err != nil {
 			return err
@@ -321,7 +297,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 // that never heard of the relocation to standby, and delivers a held message late.
 func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) (RelocationResult, error) {
 	var res RelocationResult
-	held := opts.Abort == AbortBeforeTargetWrites
+	held := opts.Abort == history.AbortBeforeTargetWrites
 	resumed, err := w.revert(ctx)
 	if err != nil {
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
@@ -383,7 +359,7 @@ func (w *Writer) transfer(ctx context.Context, target *Writer) error {
 		}
 		ev := sp.End(fenceOutcome(err), err)
 		if err == nil {
-			w.emit(SigTransferred, ev, 0)
+			w.emit(history.SigTransferred, ev, 0)
 			return nil
 		}
 		if !retryable(err) || ctx.Err() != nil {
@@ -407,7 +383,7 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 			sp.Event().Token, sp.Event().Seq = w.f.Token(), w.f.Seq()
 			ev := sp.End(history.OK, nil)
 			w.mu.Lock()
-			if w.state == StateRelocating && string(w.c.cfg.Variant) != variantResumeStaysBlocked {
+			if w.state == StateRelocating && w.c.cfg.Variant != fence.ResumeStaysBlocked {
 				s := w.f.Seq()
 				w.nextGen = max(w.nextGen, grantBase(w.lastGen, s))
 				w.segGen = max(w.segGen, grantBase(w.segGen, s)-1)
@@ -415,7 +391,7 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 				w.notify()
 			}
 			w.mu.Unlock()
-			w.emit(SigReverted, ev, 0)
+			w.emit(history.SigReverted, ev, 0)
 			return true, nil
 		case err == nil:
 			reason := errors.New("revert refused: the key moved past the retained token")
@@ -429,7 +405,7 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 			w.notify()
 			w.mu.Unlock()
 			ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.f.Key(), Err: reason.Error()})
-			w.emit(SigStoodDown, ev, 0)
+			w.emit(history.SigStoodDown, ev, 0)
 			return false, nil
 		}
 		sp.End(fenceOutcome(err), err)
@@ -449,7 +425,7 @@ func (w *Writer) receiveHandoff(h handoff) error {
 		return fmt.Errorf("handoff to %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	hy, err := w.hydrate(w.life, h.term, "relocation-target")
-	if err == nil && hy.key == "" && string(w.c.cfg.Variant) == variantTargetRefusesEmpty {
+	if err == nil && hy.key == "" && w.c.cfg.Variant == fence.TargetRefusesEmptyShard {
 		err = errors.New("no published reference set to hydrate from")
 	}
 	if err != nil {
@@ -468,7 +444,7 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	}
 	w.f, w.target = f, true
 	w.lineage, w.lastGen = h.lineage, h.lastGen
-	if string(w.c.cfg.Variant) != variantTargetIgnoresRecoveries {
+	if w.c.cfg.Variant != fence.TargetIgnoresRecoveries {
 		// The target replicates to every copy its source had started recovering.
 		for _, r := range h.recoveries {
 			if !slices.Contains(w.recoveries, r) {

@@ -31,10 +31,10 @@ func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 	r.submit(a, 5)
 	r.waitAcked(a, 15)
 	// The late message reaches the target, which activates and is refused at its adoption.
-	r.wait(tg, SigHydrated, 1)
+	r.wait(tg, history.SigHydrated, 1)
 	waitFor(t, tg.BelievesPrimary)
 	r.submit(tg, 1)
-	r.wait(tg, SigFenced, 1)
+	r.wait(tg, history.SigFenced, 1)
 	if ad := r.events(history.Adopt, "t"); len(ad) != 1 || ad[0].Outcome != history.FencedOut {
 		t.Fatalf("adopt events %+v; want one refused adoption", ad)
 	}
@@ -92,7 +92,7 @@ func relocateWithFailedRevert(t *testing.T, fail error) (*rig, *Writer, *Writer,
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
 	cancel := r.c.Bus().Subscribe(func(s Signal) {
-		if s.Writer == "a" && s.Kind == SigTransferred {
+		if s.Writer == "a" && s.Kind == history.SigTransferred {
 			st.n.Store(1)
 		}
 	})

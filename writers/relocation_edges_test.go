@@ -74,8 +74,8 @@ func TestFailedDrainReleasesThePrehydratedTarget(t *testing.T) {
 	if !errors.Is(err, fence.ErrFenced) || !strings.Contains(err.Error(), "drain") {
 		t.Fatalf("relocation whose drain is fenced: %v; want the drain's fencing", err)
 	}
-	if r.c.Bus().Count("t", SigHydrated) != 1 {
-		t.Fatalf("the target hydrated %d times; the test needs its prehydration done", r.c.Bus().Count("t", SigHydrated))
+	if r.c.Bus().Count("t", history.SigHydrated) != 1 {
+		t.Fatalf("the target hydrated %d times; the test needs its prehydration done", r.c.Bus().Count("t", history.SigHydrated))
 	}
 	if a.State() != StateFenced || tg.State() != StateStandby {
 		t.Fatalf("source %s, target %s; want fenced and standby", a.State(), tg.State())
@@ -103,18 +103,18 @@ func TestAbandonedWaitForTargetAcksIsNoHandoff(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := a.Relocate(rctx, tg, RelocateOptions{Abort: AbortAfterTargetAcks})
+		res, err := a.Relocate(rctx, tg, RelocateOptions{Abort: history.AbortAfterTargetAcks})
 		done <- result{res, err}
 	}()
 	// The target took over (it received the handoff); it gets no traffic, so it never acks.
-	r.wait(tg, SigHydrated, 1)
+	r.wait(tg, history.SigHydrated, 1)
 	cancel()
 	got := <-done
 	if !errors.Is(got.err, context.Canceled) || got.res.HandedOff {
 		t.Fatalf("abandoned relocation: %+v, %v; want the context's end and no handoff", got.res, got.err)
 	}
-	if a.State() == StateRelocated || r.c.Bus().Count("a", SigHandedOff) != 0 {
-		t.Fatalf("source %s, %d handed-off signals; want it not relocated", a.State(), r.c.Bus().Count("a", SigHandedOff))
+	if a.State() == StateRelocated || r.c.Bus().Count("a", history.SigHandedOff) != 0 {
+		t.Fatalf("source %s, %d handed-off signals; want it not relocated", a.State(), r.c.Bus().Count("a", history.SigHandedOff))
 	}
 	if hs := r.events(history.Handoff, "a"); len(hs) != 1 || hs[0].Outcome != history.Fail {
 		t.Fatalf("handoff events %+v; want one, failed", hs)

@@ -47,7 +47,7 @@ func TestSourceFencedDuringPrehydrationReleasesTheTarget(t *testing.T) {
 	}
 	r.promote(b, 4)
 	r.submit(a, 5) // a's next sync meets term 4
-	r.wait(a, SigFenced, 1)
+	r.wait(a, history.SigFenced, 1)
 	close(hs.release)
 	got := <-done
 	if !errors.Is(got.err, ErrNotServing) || got.res != (RelocationResult{}) {

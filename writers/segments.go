@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 )
 
@@ -64,7 +65,7 @@ func (w *Writer) Refresh(ctx context.Context) (published bool, err error) {
 	w.segRefs = refs
 	w.segSets = append(w.segSets, refs)
 	w.mu.Unlock()
-	w.emit(SigPublished, ev, 0)
+	w.emit(history.SigPublished, ev, 0)
 	return true, nil
 }
 
@@ -108,7 +109,7 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	if n := w.c.cfg.Segments.Retain; len(sets) > n {
 		sets = sets[len(sets)-n:]
 	}
-	if string(w.c.cfg.Variant) == variantNoRetention {
+	if w.c.cfg.Variant == fence.NoRetention {
 		sets = nil // only the current reference set, below, is kept
 	}
 	for _, set := range sets {
@@ -132,6 +133,6 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 		}
 		deleted++
 	}
-	w.emit(SigCollected, history.Event{Writer: w.id, Kind: history.Collect, Term: term}, 0)
+	w.emit(history.SigCollected, history.Event{Writer: w.id, Kind: history.Collect, Term: term}, 0)
 	return deleted, nil
 }

@@ -149,7 +149,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 	case w.c.cfg.NoFence:
 		_, metaErr = w.st.Put(ctx, meta, body)
 		casInvoke = w.c.cfg.Recorder.Now()
-	case string(w.c.cfg.Variant) == variantCASConcurrent:
+	case w.c.cfg.Variant == fence.CASConcurrentWithMetadata:
 		done := make(chan struct{})
 		w.c.cfg.Guard.Go("the metadata write of "+w.id, func() { _, metaErr = w.st.Put(ctx, meta, body) }, func() { close(done) })
 		casInvoke, casErr = w.advance(ctx)
@@ -183,8 +183,8 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 	sp.Event().Seq = seq
 	sync := sp.End(history.OK, nil)
 	ack := w.record(history.Event{Kind: history.Ack, Invoke: casInvoke, Term: b.term, Ops: b.ops, Seq: seq, Key: key})
-	w.emit(SigSynced, sync, 0)
-	w.emit(SigAcked, ack, len(b.ops))
+	w.emit(history.SigSynced, sync, 0)
+	w.emit(history.SigAcked, ack, len(b.ops))
 	return nil
 }
 
@@ -198,14 +198,14 @@ func (w *Writer) advance(ctx context.Context) (time.Duration, error) {
 	w.mu.Unlock()
 	presented := f.Token()
 	e := history.Event{Term: term, Key: f.Key()}
-	var sig SignalKind
+	var sig history.SignalKind
 	switch {
 	case presented == "" && target:
-		e.Kind, sig = history.Adopt, SigAdopted
+		e.Kind, sig = history.Adopt, history.SigAdopted
 	case presented == "":
-		e.Kind, e.Detail, sig = history.Claim, "readopt", SigClaimed
+		e.Kind, e.Detail, sig = history.Claim, "readopt", history.SigClaimed
 	default:
-		e.Kind, e.Token, e.Seq, sig = history.CAS, presented, f.Seq()+1, SigCAS
+		e.Kind, e.Token, e.Seq, sig = history.CAS, presented, f.Seq()+1, history.SigCAS
 	}
 	sp := w.begin(e)
 	invoke := sp.Event().Invoke

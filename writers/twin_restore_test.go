@@ -51,7 +51,7 @@ func TestASealVerifyThatGoesUnansweredIsRetried(t *testing.T) {
 	st := newFailStore(r.st, "get", func(k string) bool { return k == key }, 0, unanswered)
 	c := r.add("c", st)
 	cancel := r.c.Bus().Subscribe(func(s Signal) {
-		if s.Writer == "c" && s.Kind == SigClaimed {
+		if s.Writer == "c" && s.Kind == history.SigClaimed {
 			st.n.Store(1) // c's next read of its key is the verify
 		}
 	})

@@ -186,7 +186,7 @@ func (w *Writer) begin(e history.Event) *history.Span {
 	return w.c.cfg.Recorder.Begin(e)
 }
 
-func (w *Writer) emit(kind SignalKind, e history.Event, ackedOps int) {
+func (w *Writer) emit(kind history.SignalKind, e history.Event, ackedOps int) {
 	w.c.bus.emit(Signal{Writer: w.id, Kind: kind, Term: e.Term, Event: e}, ackedOps)
 }
 
@@ -229,7 +229,7 @@ func (w *Writer) Submit(op int64) error {
 func (w *Writer) Pause() {
 	if w.gate.pause() {
 		e := w.record(history.Event{Kind: history.Pause, Term: w.Term()})
-		w.emit(SigPaused, e, 0)
+		w.emit(history.SigPaused, e, 0)
 	}
 }
 
@@ -238,7 +238,7 @@ func (w *Writer) Pause() {
 func (w *Writer) Resume() {
 	if w.gate.resume() {
 		e := w.record(history.Event{Kind: history.Resume, Term: w.Term()})
-		w.emit(SigResumed, e, 0)
+		w.emit(history.SigResumed, e, 0)
 	}
 }
 
@@ -260,7 +260,7 @@ func (w *Writer) Crash() {
 	e := w.record(history.Event{Kind: history.Crash, Term: term})
 	w.kill()
 	w.wg.Wait()
-	w.emit(SigCrashed, e, 0)
+	w.emit(history.SigCrashed, e, 0)
 }
 
 // Close stops the writer like Crash but records nothing: the end of a run.
@@ -333,7 +333,7 @@ func (w *Writer) becomeFenced(key string, cause error) {
 	w.mu.Unlock()
 	e := w.record(history.Event{Kind: history.Fenced, Term: term, Key: key, Outcome: history.FencedOut,
 		Err: errText(cause)})
-	w.emit(SigFenced, e, 0)
+	w.emit(history.SigFenced, e, 0)
 }
 
 func errText(err error) string {

@@ -54,7 +54,7 @@ func TestPromotionWhileOldPrimaryRuns(t *testing.T) {
 	runTraffic(t, r.c, 900*time.Millisecond, func() {
 		r.promote(b, 2)
 		// The zombie keeps receiving traffic and learns at its next sync.
-		r.wait(a, SigFenced, 1)
+		r.wait(a, history.SigFenced, 1)
 	})
 	if a.State() != StateFenced {
 		t.Fatalf("old primary is %s, want fenced", a.State())
@@ -130,7 +130,7 @@ func TestRelocation(t *testing.T) {
 		r.promote(a, 3)
 		r.submit(a, 10)
 		r.waitAcked(a, 10)
-		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: AbortBeforeTargetWrites, AnswerTimeout: 50 * time.Millisecond})
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: 50 * time.Millisecond})
 		if err != nil || !res.Resumed {
 			t.Fatalf("relocate: %+v, %v; want the source resumed", res, err)
 		}
@@ -142,7 +142,7 @@ func TestRelocation(t *testing.T) {
 		// The late target activates and is refused at its adoption.
 		waitFor(t, b.BelievesPrimary)
 		r.submit(b, 1)
-		r.wait(b, SigFenced, 1)
+		r.wait(b, history.SigFenced, 1)
 		if ad := r.events(history.Adopt, "b"); len(ad) != 1 || ad[0].Outcome != history.FencedOut {
 			t.Fatalf("adopt events %+v; want one refused adoption", ad)
 		}
@@ -164,7 +164,7 @@ func TestRelocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: AbortAfterTargetAcks, TargetAcks: 10})
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: history.AbortAfterTargetAcks, TargetAcks: 10})
 		if err != nil || !res.StoodDown {
 			tr.Stop()
 			t.Fatalf("relocate: %+v, %v; want the source stood down", res, err)
@@ -282,7 +282,7 @@ func TestPauseAcrossTakeover(t *testing.T) {
 	r.submit(b, 10)
 	r.waitAcked(b, 10)
 	a.Resume()
-	r.wait(a, SigFenced, 1)
+	r.wait(a, history.SigFenced, 1)
 	if a.Acked() != ackedAtPause {
 		t.Fatalf("a acknowledged %d ops after its pause", a.Acked()-ackedAtPause)
 	}
@@ -299,7 +299,7 @@ func TestPauseAcrossTakeover(t *testing.T) {
 // the correct protocol as the control.
 func TestVariantsLoseAnAck(t *testing.T) {
 	t.Run("cas-concurrent-with-metadata", func(t *testing.T) {
-		for _, v := range []fence.Variant{fence.Correct, variantCASConcurrent} {
+		for _, v := range []fence.Variant{fence.Correct, fence.CASConcurrentWithMetadata} {
 			t.Run(string(v), func(t *testing.T) {
 				r := minioRig(t, func(c *Config) { c.Variant, c.SyncEvery, c.SyncInterval = v, 1, time.Hour })
 				hold := newHold(r.st, isMetadataPut)
@@ -310,20 +310,20 @@ func TestVariantsLoseAnAck(t *testing.T) {
 				hold.arm()
 				op2 := r.submit(a, 1)[0]
 				hold.waitHit(t) // a's metadata upload for op2 is in flight
-				if v == variantCASConcurrent {
-					r.wait(a, SigCAS, 1) // and its CAS already landed
+				if v == fence.CASConcurrentWithMetadata {
+					r.wait(a, history.SigCAS, 1) // and its CAS already landed
 				}
 				r.promote(b, 2) // seal + restore read inside the window
 				close(hold.release)
-				if v == variantCASConcurrent {
+				if v == fence.CASConcurrentWithMetadata {
 					r.waitAcked(a, 2)
 				} else {
-					r.wait(a, SigFenced, 1)
+					r.wait(a, history.SigFenced, 1)
 				}
 				r.submit(b, 1)
 				r.waitAcked(b, 1)
 				lost := r.lost(r.audit())
-				if v == variantCASConcurrent && !slices.Equal(lost, []int64{op2}) {
+				if v == fence.CASConcurrentWithMetadata && !slices.Equal(lost, []int64{op2}) {
 					t.Fatalf("lost %v; want exactly op %d (acked by a, invisible to b's restore)", lost, op2)
 				}
 				if v == fence.Correct && len(lost) != 0 {
@@ -333,7 +333,7 @@ func TestVariantsLoseAnAck(t *testing.T) {
 		}
 	})
 	t.Run("restore-before-claim", func(t *testing.T) {
-		for _, v := range []fence.Variant{fence.Correct, variantRestoreBeforeSeal} {
+		for _, v := range []fence.Variant{fence.Correct, fence.RestoreBeforeClaim} {
 			t.Run(string(v), func(t *testing.T) {
 				r := minioRig(t, func(c *Config) { c.Variant, c.SyncEvery, c.SyncInterval = v, 1, time.Hour })
 				hold := newHold(r.st, isFenceList)
@@ -354,7 +354,7 @@ func TestVariantsLoseAnAck(t *testing.T) {
 				r.submit(b, 1)
 				r.waitAcked(b, 1)
 				lost := r.lost(r.audit())
-				if v == variantRestoreBeforeSeal && !slices.Equal(lost, []int64{op2}) {
+				if v == fence.RestoreBeforeClaim && !slices.Equal(lost, []int64{op2}) {
 					t.Fatalf("lost %v; want exactly op %d (acked before b sealed, after b read)", lost, op2)
 				}
 				if v == fence.Correct && len(lost) != 0 {

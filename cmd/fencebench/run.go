@@ -70,7 +70,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		if s == nil {
 			return code
 		}
-		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: *variant, Client: *client, Matrix: *matrix, Jobs: *f.jobs, Shard: shard, Logger: logger,
+		return runStores(ctx, s, scs, runner.Options{Seed: *seed, Variant: fence.Variant(*variant), Client: *client, Matrix: *matrix, Jobs: *f.jobs, Shard: shard, Logger: logger,
 			Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version})
 	}
 	dir := filepath.Join(*out, *runID)
@@ -79,7 +79,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		return code
 	}
 	defer func() { beforeCleanup(); st.Stop() }()
-	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: *variant, Client: *client,
+	opts := runner.Options{Out: *out, RunID: *runID, Seed: *seed, Variant: fence.Variant(*variant), Client: *client,
 		Matrix: *matrix, Jobs: *f.jobs, Shard: shard, Logger: logger, Command: "fencebench run " + strings.Join(redactArgs(args), " "), BenchVersion: version,
 		Env: st.Env, Prefix: st.Prefix, Cleanup: st.Cleanup}
 	if tty {

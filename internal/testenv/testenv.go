@@ -59,6 +59,12 @@ func MinIO(t testing.TB) *compose.Local {
 	return shared
 }
 
+// Nightly reports whether the tests run as the nightly job (FENCEBENCH_NIGHTLY=1, `make
+// nightly`): the tests that repeat on MinIO what the simulated stack already proves in `make
+// test` (the whole catalogue with its kill matrix for both store clients, one cell per
+// subtest) run only then.
+func Nightly() bool { return os.Getenv("FENCEBENCH_NIGHTLY") == "1" }
+
 // Prefix returns a key prefix unique to this test (and this call), ending in "/".
 func Prefix(t testing.TB) string {
 	name := strings.NewReplacer("/", "-", " ", "_").Replace(t.Name())
