@@ -84,6 +84,13 @@ func TestNightlyWorkflowShape(t *testing.T) {
 	if doc.Jobs["merge"].Needs != "catalogue" {
 		t.Fatal("no merge job after the catalogue's shards")
 	}
+	nightly := false
+	for _, s := range doc.Jobs["matrix-tests"].Steps {
+		nightly = nightly || strings.TrimSpace(s.Run) == ".ci/nightly"
+	}
+	if !nightly {
+		t.Fatal("no job runs .ci/nightly (make nightly, the full MinIO matrix of the tests)")
+	}
 	var all []string
 	down := false
 	for _, s := range append(job.Steps, doc.Jobs["merge"].Steps...) {

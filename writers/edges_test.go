@@ -202,7 +202,7 @@ func TestSourceFencedWhileDrainingIsFenced(t *testing.T) {
 // fence step of the source belongs to one of its syncs.
 func TestDrainOfASyncedSourceWritesNoFence(t *testing.T) {
 	r, _, _, res := relocateWith(t, fence.Correct, nil, false, RelocateOptions{})
-	if !res.HandedOff {
+	if res != RelocationHandedOff {
 		t.Fatalf("relocation %+v; want handed off", res)
 	}
 	steps := len(r.events(history.CAS, "a"))

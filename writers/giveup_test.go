@@ -69,7 +69,7 @@ func relocateRaw(t *testing.T, variant fence.Variant, wrap func(store.Store) sto
 func TestTargetGivesUpAFailedHydration(t *testing.T) {
 	r, a, tg, res := relocateTo(t, fence.Correct,
 		func(s store.Store) store.Store { return listFailing{s} }, true)
-	if !res.Resumed {
+	if res != RelocationResumed {
 		t.Fatalf("relocation %+v; want the source resumed", res)
 	}
 	sd := r.events(history.StandDown, "t")
@@ -109,7 +109,7 @@ func TestRelocationVariantsThatStopServing(t *testing.T) {
 		r.submit(a, 10)
 		r.waitAcked(a, 10)
 		res, err := a.Relocate(ctx(t), tg, RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: 20 * time.Millisecond})
-		if err != nil || !res.Resumed {
+		if err != nil || res != RelocationResumed {
 			t.Fatalf("%s: relocate %+v, %v; want resumed", v, res, err)
 		}
 		return a.State()
@@ -122,13 +122,13 @@ func TestRelocationVariantsThatStopServing(t *testing.T) {
 	}
 
 	r, _, tg, res := relocateTo(t, fence.Correct, nil, false)
-	if !res.HandedOff || len(r.events(history.StandDown, "")) != 0 {
+	if res != RelocationHandedOff || len(r.events(history.StandDown, "")) != 0 {
 		t.Fatalf("correct, nothing published: %+v, stand-downs %v; want handed off", res, r.events(history.StandDown, ""))
 	}
 	r.submit(tg, 3)
 	r.waitAcked(tg, 3)
 	r, _, _, res = relocateTo(t, fence.TargetRefusesEmptyShard, nil, false)
-	if sd := r.events(history.StandDown, "t"); !res.Resumed || len(sd) != 1 || sd[0].Detail != "relocation-target" {
+	if sd := r.events(history.StandDown, "t"); res != RelocationResumed || len(sd) != 1 || sd[0].Detail != "relocation-target" {
 		t.Fatalf("target-refuses-empty-shard: %+v, stand-downs %v; want the target given up, the source resumed", res, sd)
 	}
 }

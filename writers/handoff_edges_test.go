@@ -19,7 +19,7 @@ import (
 func TestLostHandoffMessageReturnsTheTargetToStandby(t *testing.T) {
 	r, a, tg, res := relocateWith(t, fence.Correct, nil, false,
 		RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
-	if !res.Resumed || a.State() != StateActive {
+	if res != RelocationResumed || a.State() != StateActive {
 		t.Fatalf("relocation with a lost message: %+v, source %s; want the source resumed", res, a.State())
 	}
 	if tg.State() != StateStandby {
@@ -116,7 +116,7 @@ func TestCrashedTargetRefusesTheHandoffAtOnce(t *testing.T) {
 		close(hs.release)
 		got := <-done
 		cancel()
-		if got.err != nil || !got.res.Resumed {
+		if got.err != nil || got.res != RelocationResumed {
 			t.Fatalf("relocation %d to a crashed target: %+v, %v; want the source resumed", i, got.res, got.err)
 		}
 		ho := r.events(history.Handoff, "a")

@@ -62,7 +62,7 @@ func relocateDuringRecovery(t *testing.T, variant fence.Variant, heldKey string)
 	done := make(chan result, 1)
 	go func() { rc, err := r.Recover(ctx(t), a); done <- result{rc, err} }()
 	hold.waitHit(t)
-	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || !res.HandedOff {
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || res != RelocationHandedOff {
 		t.Fatalf("relocate: %+v %v", res, err)
 	}
 	rg.submit(tg, 10)

@@ -35,14 +35,14 @@ type RelocateOptions struct {
 	Prehydrate bool
 }
 
-// RelocationResult says how a relocation ended.
-type RelocationResult struct {
-	// HandedOff: the source heard the target's answer and stepped aside.
-	HandedOff bool
-	// Resumed: the handoff failed and the source's revert succeeded; it serves again.
-	Resumed bool
-	// StoodDown: the handoff failed and the revert was refused; the source stopped serving.
-	StoodDown bool
+// RelocationResult says how a relocation ended, one of the Relocation* constants; the zero
+// value, RelocationUnfinished, is what a relocation that returned an error gives.
+type RelocationResult int
+
+// String names the end ("unfinished", "handed off", "source resumed", "source stood down"), for
+// test messages and logs.
+func (r RelocationResult) String() string {
+	return [...]string{"unfinished", "handed off", "source resumed", "source stood down"}[r]
 }
 
 // handoff is the primary context a relocation source hands to its target.
@@ -120,7 +120,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 		ev := sp.End(history.OK, nil)
 		w.setState(StateRelocated)
 		w.emit(history.SigHandedOff, ev, 0)
-		res.HandedOff = true
+		res = RelocationHandedOff
 		return res, nil
 	}
 	sp.End(history.Fail, herr)
@@ -302,7 +302,7 @@ func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff,
 	if err != nil {
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
 	}
-	res.Resumed, res.StoodDown = resumed, !resumed
+	res = map[bool]RelocationResult{true: RelocationResumed, false: RelocationStoodDown}[resumed]
 	if opts.LoseMessage && !held {
 		// The target never heard of the relocation: it is a standby copy again.
 		target.mu.Lock()
@@ -464,3 +464,16 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	w.startLoop()
 	return nil
 }
+
+// How a relocation ends.
+const (
+	// RelocationUnfinished: the relocation returned an error before it ended.
+	RelocationUnfinished RelocationResult = iota
+	// RelocationHandedOff: the source heard the target's answer and stepped aside.
+	RelocationHandedOff
+	// RelocationResumed: the handoff failed and the source's revert succeeded; it serves again.
+	RelocationResumed
+	// RelocationStoodDown: the handoff failed and the revert was refused; the source stopped
+	// serving.
+	RelocationStoodDown
+)

@@ -14,7 +14,7 @@ import (
 // A relocation whose target prehydrates hands off like any other.
 func TestPrehydratedRelocationHandsOff(t *testing.T) {
 	_, _, tg, res := relocateWith(t, fence.Correct, nil, true, RelocateOptions{Prehydrate: true})
-	if !res.HandedOff || !tg.BelievesPrimary() {
+	if res != RelocationHandedOff || !tg.BelievesPrimary() {
 		t.Fatalf("prehydrated relocation %+v, target %s; want handed off", res, tg.State())
 	}
 }

@@ -18,7 +18,7 @@ func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 	a := r.acking("a", 3, 10)
 	tg := r.add("t", nil)
 	res, err := a.Relocate(ctx(t), tg, RelocateOptions{MessageDelay: 300 * time.Millisecond, AnswerTimeout: 20 * time.Millisecond})
-	if err != nil || !res.Resumed {
+	if err != nil || res != RelocationResumed {
 		t.Fatalf("relocation whose message outlives the answer timeout: %+v, %v; want the source resumed", res, err)
 	}
 	if hs := r.events(history.Handoff, "a"); len(hs) != 1 || hs[0].Outcome != history.Fail || !strings.Contains(hs[0].Err, "no handoff answer") {
@@ -53,7 +53,7 @@ func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 // is tried again: the retained token still matches, so the source resumes and serves.
 func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
 	r, a, tg, res, err := relocateWithFailedRevert(t, unanswered)
-	if err != nil || !res.Resumed {
+	if err != nil || res != RelocationResumed {
 		t.Fatalf("relocation whose revert meets an unanswered write: %+v, %v; want the source resumed", res, err)
 	}
 	rv := r.events(history.Revert, "a")
@@ -72,7 +72,7 @@ func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
 // is not retried: the relocation returns the store's error after that one attempt.
 func TestRevertGivesUpOnARefusedWrite(t *testing.T) {
 	r, _, _, res, err := relocateWithFailedRevert(t, forbidden)
-	if !errors.Is(err, store.ErrConfig) || res.Resumed {
+	if !errors.Is(err, store.ErrConfig) || res == RelocationResumed {
 		t.Fatalf("relocation whose revert is refused with a 403: %+v, %v; want the store's error", res, err)
 	}
 	if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome == history.OK {

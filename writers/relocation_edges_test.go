@@ -110,7 +110,7 @@ func TestAbandonedWaitForTargetAcksIsNoHandoff(t *testing.T) {
 	r.wait(tg, history.SigHydrated, 1)
 	cancel()
 	got := <-done
-	if !errors.Is(got.err, context.Canceled) || got.res.HandedOff {
+	if !errors.Is(got.err, context.Canceled) || got.res == RelocationHandedOff {
 		t.Fatalf("abandoned relocation: %+v, %v; want the context's end and no handoff", got.res, got.err)
 	}
 	if a.State() == StateRelocated || r.c.Bus().Count("a", history.SigHandedOff) != 0 {
@@ -135,7 +135,7 @@ func TestTargetContinuesThePublishedReferenceSet(t *testing.T) {
 	}
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
-	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || !res.HandedOff {
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || res != RelocationHandedOff {
 		t.Fatalf("relocate: %+v %v", res, err)
 	}
 	if ok, err := tg.Refresh(ctx(t)); err != nil || !ok {

@@ -50,7 +50,7 @@ func TestSourceFencedDuringPrehydrationReleasesTheTarget(t *testing.T) {
 	r.wait(a, history.SigFenced, 1)
 	close(hs.release)
 	got := <-done
-	if !errors.Is(got.err, ErrNotServing) || got.res != (RelocationResult{}) {
+	if !errors.Is(got.err, ErrNotServing) || got.res != RelocationUnfinished {
 		t.Fatalf("relocation of a source fenced while its target prehydrated: %+v, %v; want refused as not serving", got.res, got.err)
 	}
 	if a.State() != StateFenced || tg.State() != StateStandby {
@@ -84,7 +84,7 @@ func TestRelocationFromACopyNotServingLeavesAReservedTargetAlone(t *testing.T) {
 	}
 	defer release()
 	res, err := s.Relocate(ctx(t), tg, RelocateOptions{})
-	if !errors.Is(err, ErrNotServing) || res != (RelocationResult{}) {
+	if !errors.Is(err, ErrNotServing) || res != RelocationUnfinished {
 		t.Fatalf("relocation from a standby copy: %+v, %v; want refused as not serving", res, err)
 	}
 	if tg.State() != StateTarget || s.State() != StateStandby {
@@ -92,7 +92,7 @@ func TestRelocationFromACopyNotServingLeavesAReservedTargetAlone(t *testing.T) {
 	}
 	release()
 	got := <-done
-	if got.err != nil || !got.res.HandedOff || !tg.BelievesPrimary() || a.State() != StateRelocated {
+	if got.err != nil || got.res != RelocationHandedOff || !tg.BelievesPrimary() || a.State() != StateRelocated {
 		t.Fatalf("the first relocation: %+v, %v, target %s, source %s; want handed off", got.res, got.err, tg.State(), a.State())
 	}
 	r.submit(tg, 5)

@@ -82,7 +82,7 @@ func TestRelocation(t *testing.T) {
 		r.submit(a, 12)
 		r.waitAcked(a, 12)
 		res, err := a.Relocate(ctx(t), b, RelocateOptions{})
-		if err != nil || !res.HandedOff {
+		if err != nil || res != RelocationHandedOff {
 			t.Fatalf("relocate: %+v, %v", res, err)
 		}
 		if a.BelievesPrimary() || !b.BelievesPrimary() {
@@ -118,7 +118,7 @@ func TestRelocation(t *testing.T) {
 		r.submit(a, 5)
 		r.waitAcked(a, 5)
 		res, err := a.Relocate(ctx(t), b, RelocateOptions{MessageDelay: 30 * time.Millisecond, AnswerTimeout: 5 * time.Second})
-		if err != nil || !res.HandedOff || !b.BelievesPrimary() {
+		if err != nil || res != RelocationHandedOff || !b.BelievesPrimary() {
 			t.Fatalf("relocate with a late message: %+v, %v, target %s; want handed off", res, err, b.State())
 		}
 		r.requireDurable(r.audit())
@@ -131,7 +131,7 @@ func TestRelocation(t *testing.T) {
 		r.submit(a, 10)
 		r.waitAcked(a, 10)
 		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: 50 * time.Millisecond})
-		if err != nil || !res.Resumed {
+		if err != nil || res != RelocationResumed {
 			t.Fatalf("relocate: %+v, %v; want the source resumed", res, err)
 		}
 		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.OK {
@@ -165,7 +165,7 @@ func TestRelocation(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := a.Relocate(ctx(t), b, RelocateOptions{Abort: history.AbortAfterTargetAcks, TargetAcks: 10})
-		if err != nil || !res.StoodDown {
+		if err != nil || res != RelocationStoodDown {
 			tr.Stop()
 			t.Fatalf("relocate: %+v, %v; want the source stood down", res, err)
 		}
