@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -88,6 +89,14 @@ type Options struct {
 	// deletes with). It lets a caller certify a store adapter of its own, for instance one
 	// that models a broken store.
 	Wrap func(client store.Client, s store.Store) store.Store
+	// ProbeTimeout bounds every probe run (one probe, one client, one round); 0 means
+	// [DefaultProbeTimeout]. A probe that reaches it ends in error with the request it was
+	// waiting for.
+	ProbeTimeout time.Duration
+	// Timeout bounds the whole run; 0 means [DefaultTimeoutPerRound] per round. When it
+	// passes, the probe running ends in error and the probes left are not started, each
+	// saying so.
+	Timeout time.Duration
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 	// Progress, when set, is called after every probe with the result of its round.
@@ -111,6 +120,12 @@ type Result struct {
 	// Asserts says what the probe checks (or records).
 	Asserts string  `json:"asserts"`
 	Verdict Verdict `json:"verdict"`
+	// Cause, on an errored result, says in one line why it could not be judged: the request
+	// (method, key) and the HTTP status and S3 code or the network error it met, and the
+	// attempt it gave up after; or the deadline that passed and what the probe was doing.
+	// ErrorClass sorts the cause: overloaded, unsupported-header, harness or not-run.
+	Cause      string     `json:"cause,omitempty"`
+	ErrorClass ErrorClass `json:"error_class,omitempty"`
 	// Observed is what the store did, in one sentence.
 	Observed string `json:"observed"`
 	// Details are further observations, one per line: counters, the first counterexamples,
@@ -153,6 +168,9 @@ type Report struct {
 	Racers  []int    `json:"racers"`
 	Writers int      `json:"writers"`
 	Rounds  int      `json:"rounds"`
+	// ProbeTimeout and Timeout are the run's bounds after defaults.
+	ProbeTimeout time.Duration `json:"probe_timeout"`
+	Timeout      time.Duration `json:"timeout"`
 	// Started and Duration time the whole run.
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
@@ -232,22 +250,25 @@ func Run(ctx context.Context, e env.Env, opts Options) (*Report, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The whole run's deadline counts from here; the cleanup below is bounded on its own.
+	runCtx, cancelRun := context.WithTimeoutCause(ctx, opts.Timeout, &deadline{d: opts.Timeout, whole: true})
+	defer cancelRun()
 	cfg := e.Config()
 	admin, err := s3store.New(store.ClientMinio, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("certify: store client: %w", err)
 	}
-	claim, err := store.ClaimPrefix(ctx, admin, opts.Prefix, store.NewOwner("certify"))
+	claim, err := store.ClaimPrefix(runCtx, admin, opts.Prefix, store.NewOwner("certify"))
 	if err != nil {
 		return nil, fmt.Errorf("certify: refusing to run: %w", err)
 	}
 	rep := &Report{Store: opts.Store, Prefix: opts.Prefix, Keys: opts.Keys, Racers: opts.Racers,
-		Writers: opts.Writers, Rounds: opts.Rounds, Started: time.Now()}
+		Writers: opts.Writers, Rounds: opts.Rounds, ProbeTimeout: opts.ProbeTimeout, Timeout: opts.Timeout, Started: time.Now()}
 	for _, c := range opts.Clients {
 		rep.Clients = append(rep.Clients, string(c))
 	}
 	b := &bench{env: e, cfg: cfg, opts: opts, log: log}
-	rep.Results = b.rounds(ctx, probes)
+	rep.Results = b.rounds(runCtx, probes)
 	if opts.Cleanup {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		n, err := claim.Release(cctx)
@@ -303,6 +324,15 @@ func (o *Options) normalize() error {
 	if o.Rounds < 1 || o.Rounds > MaxRounds {
 		return fmt.Errorf("certify: rounds %d: want 1 to %d", o.Rounds, MaxRounds)
 	}
+	if o.ProbeTimeout == 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeoutPerRound * time.Duration(o.Rounds)
+	}
+	if o.ProbeTimeout < 0 || o.Timeout < 0 {
+		return fmt.Errorf("certify: probe timeout %v, timeout %v: want positive durations", o.ProbeTimeout, o.Timeout)
+	}
 	if err := store.ValidatePrefix(o.Prefix); err != nil {
 		return fmt.Errorf("certify: %w", err)
 	}
@@ -318,28 +348,22 @@ type bench struct {
 }
 
 // rounds runs every probe with every client, round after round, and folds each probe's
-// rounds into one result per probe and client (client by client, in probe order).
+// rounds into one result per probe and client (client by client, in probe order). ctx
+// carries the whole run's deadline: once it has passed, the probes left are not started.
 func (b *bench) rounds(ctx context.Context, probes []Probe) []Result {
 	per := make([][]Result, len(b.opts.Clients)*len(probes))
+	total, done := b.opts.Rounds*len(per), 0
 	for round := 1; round <= b.opts.Rounds; round++ {
 		for ci, c := range b.opts.Clients {
 			for pi, p := range probes {
-				var res Result
-				switch {
-				case ctx.Err() != nil:
-					res = p.result(c)
-					res.Verdict, res.Observed = Error, "not run: interrupted ("+context.Cause(ctx).Error()+")"
-				case !b.env.Alive():
-					res = p.result(c)
-					res.Verdict, res.Observed = Error, "not run: the store died"
-				default:
-					res = b.run(ctx, p, c, round)
-				}
+				res := b.next(ctx, p, c, round, done, total)
+				done++
 				res.Round, res.Rounds = round, b.opts.Rounds
 				if res.Verdict == Fail {
 					res.Failed, res.FailureRate = 1, 1
 				}
-				b.log.Debug("probe done", "probe", p.ID, "client", c, "round", round, "verdict", res.Verdict, "took", res.Duration)
+				b.log.Debug("probe done", "probe", p.ID, "client", c, "round", round, "verdict", res.Verdict, "took", res.Duration,
+					"cause", res.Cause)
 				i := ci*len(probes) + pi
 				per[i] = append(per[i], res)
 				if b.opts.Progress != nil {
@@ -355,39 +379,142 @@ func (b *bench) rounds(ctx context.Context, probes []Probe) []Result {
 	return out
 }
 
-// run executes one probe with one client in one round and turns whatever happened into a
-// Result. Every round works under keys of its own: the first under <prefix><client>/<probe>/,
-// a later one under <prefix>round-<n>/<client>/<probe>/.
+// next runs one probe, or says why it was not started: the whole run's deadline passed, the
+// run was interrupted, or the store stopped answering.
+func (b *bench) next(ctx context.Context, p Probe, c store.Client, round, done, total int) Result {
+	notRun := func(class ErrorClass, why string) Result {
+		res := p.result(c)
+		res.Verdict, res.Observed, res.Cause, res.ErrorClass = Error, "not run: "+why, "not run: "+why, class
+		return res
+	}
+	if ctx.Err() != nil {
+		if d := deadlineOf(ctx); d != nil {
+			return notRun(NotRun, fmt.Sprintf("the whole-run deadline %v passed after %d of %d probe runs (raise --timeout)", d.d, done, total))
+		}
+		return notRun(Harness, "interrupted ("+context.Cause(ctx).Error()+")")
+	}
+	if ok, why, class := b.alive(ctx); !ok {
+		return notRun(class, why)
+	}
+	return b.run(ctx, p, c, round)
+}
+
+// alive reports whether the store is up. A store that stopped answering (a remote one under
+// load, as opposed to a local process that died) is given a while to answer again, so one
+// slow probe does not make the next ones error without trying.
+func (b *bench) alive(ctx context.Context) (bool, string, ErrorClass) {
+	if b.env.Alive() {
+		return true, "", ""
+	}
+	p, ok := b.env.(interface{ Probe(context.Context) error })
+	if !ok {
+		return false, "the store died", Harness
+	}
+	wait := min(b.opts.ProbeTimeout, liveWait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var err error
+	for {
+		if err = p.Probe(wctx); err == nil {
+			return true, "", ""
+		}
+		select {
+		case <-wctx.Done():
+			if d := deadlineOf(ctx); d != nil {
+				return false, fmt.Sprintf("the whole-run deadline %v passed while waiting for the store to answer again: %v", d.d,
+					redactURL(err.Error())), NotRun
+			}
+			return false, fmt.Sprintf("the store answered no liveness probe for %v: %v", wait, redactURL(err.Error())), Overloaded
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// run executes one probe with one client in one round, bounded by the probe's deadline, and
+// turns whatever happened into a Result. Every round works under keys of its own: the first
+// under <prefix><client>/<probe>/, a later one under <prefix>round-<n>/<client>/<probe>/.
 func (b *bench) run(ctx context.Context, p Probe, c store.Client, round int) (res Result) {
 	base := fmt.Sprintf("%s%s/%s/", b.opts.Prefix, c, p.ID)
 	if round > 1 {
 		base = fmt.Sprintf("%sround-%d/%s/%s/", b.opts.Prefix, round, c, p.ID)
 	}
-	t := &trial{bench: b, ctx: ctx, client: c, base: base, facts: map[string]string{}}
+	pctx, cancel := context.WithTimeoutCause(ctx, b.opts.ProbeTimeout, &deadline{d: b.opts.ProbeTimeout})
+	defer cancel()
+	t := &trial{bench: b, ctx: pctx, client: c, base: base, facts: map[string]string{}, tr: newTracker(base)}
 	start := time.Now()
-	defer func() {
-		if r := recover(); r != nil {
-			t.errorf("the probe panicked: %v\n%s", r, debug.Stack())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				t.errorf("the probe panicked: %v\n%s", r, debug.Stack())
+			}
+		}()
+		var err error
+		if t.s, err = t.newStore(store.Config{}); err != nil {
+			t.errorf("store client: %v", err)
+			return
 		}
-		res = p.result(c)
-		res.Duration = time.Since(start)
-		res.Verdict, res.Observed, res.Details, res.Witness = t.verdict(), t.observed, t.details, t.witness
-		if len(t.facts) > 0 {
-			res.Facts = t.facts
+		if t.peer, err = t.newStore(store.Config{}); err != nil {
+			t.errorf("store client: %v", err)
+			return
 		}
-		if res.Observed == "" && len(t.problems) > 0 {
-			res.Observed = t.problems[0]
-		}
+		p.run(pctx, t)
 	}()
-	var err error
-	if t.s, err = t.newStore(store.Config{}); err != nil {
-		t.errorf("store client: %v", err)
-		return
+	abandoned := false
+	select {
+	case <-done:
+	case <-pctx.Done():
+		select {
+		case <-done:
+		case <-time.After(abandonGrace):
+			abandoned = true
+		}
 	}
-	if t.peer, err = t.newStore(store.Config{}); err != nil {
-		t.errorf("store client: %v", err)
-		return
+	t.closeIdle()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	res = p.result(c)
+	res.Duration = time.Since(start)
+	if pctx.Err() != nil {
+		what := t.tr.doing(time.Now())
+		var why string
+		if d := deadlineOf(pctx); d != nil {
+			why = fmt.Sprintf("%v after %s", d, what)
+			t.class = Overloaded
+		} else {
+			why = fmt.Sprintf("interrupted (%v) after %s", context.Cause(pctx), what)
+			t.class = Harness
+		}
+		if abandoned {
+			why += fmt.Sprintf("; the probe did not return within %v of it and was abandoned", abandonGrace)
+		}
+		t.cause = why
+		if !t.failed {
+			t.errored = true
+		}
+		t.problems = append([]string{why}, t.problems...)
+		t.details = append([]string{"ERROR: " + why}, t.details...)
 	}
-	p.run(ctx, t)
-	return
+	res.Verdict, res.Observed, res.Details, res.Witness = t.verdict(), t.observed, t.details, t.witness
+	if len(t.facts) > 0 {
+		res.Facts = maps.Clone(t.facts)
+	}
+	if res.Verdict == Error {
+		res.Cause, res.ErrorClass = t.cause, t.class
+		if res.Cause == "" && len(t.problems) > 0 {
+			res.Cause, res.ErrorClass = oneLine(t.problems[0]), Harness
+		}
+		if res.Cause == "" {
+			res.Cause, res.ErrorClass = "the probe recorded an error without a message (a bench bug)", Harness
+		}
+		if pctx.Err() != nil || res.Observed == "" {
+			res.Observed = res.Cause
+		}
+	}
+	if res.Observed == "" && len(t.problems) > 0 {
+		res.Observed = t.problems[0]
+	}
+	return res
 }

@@ -30,9 +30,35 @@ func (r *Report) Summary() string {
 	case NotCertified:
 		return "NOT CERTIFIED: HARD probes failed: " + strings.Join(r.named(Hard, Fail), ", ") + " (" + tally + ")"
 	default:
-		return "INCONCLUSIVE: no HARD probe failed, but these could not be judged: " + strings.Join(r.named(Hard, Error), ", ") +
-			" (" + tally + ")"
+		s := "INCONCLUSIVE: no HARD probe failed, but these could not be judged: " + strings.Join(r.named(Hard, Error), ", ")
+		if first := r.firstCause(); first != "" {
+			s += "; first cause: " + first
+		}
+		return s + " (" + tally + ")"
 	}
+}
+
+// firstCause is the cause of the first HARD result that could not be judged, with its class
+// and the probe it belongs to, or "".
+func (r *Report) firstCause() string {
+	for _, x := range r.Results {
+		if x.Class == Hard && x.Verdict == Error && x.Cause != "" {
+			return fmt.Sprintf("%s (%s) [%s] %s", x.ID, x.Client, x.ErrorClass, x.Cause)
+		}
+	}
+	return ""
+}
+
+// CauseLine is an errored result's class and cause in one line ("[overloaded] deadline 1m0s
+// exceeded after ..."), or "" for any other result.
+func (x Result) CauseLine() string {
+	if x.Verdict != Error || x.Cause == "" {
+		return ""
+	}
+	if x.ErrorClass == "" {
+		return oneLine(x.Cause)
+	}
+	return "[" + string(x.ErrorClass) + "] " + oneLine(x.Cause)
 }
 
 func clientList(cs []string) string {
@@ -48,9 +74,12 @@ func (r *Report) named(c Class, v Verdict) []string {
 	var out []string
 	for _, x := range r.Results {
 		if x.Class == c && x.Verdict == v {
-			if x.Rounds > 1 && v == Fail {
+			switch {
+			case x.Rounds > 1 && v == Fail:
 				out = append(out, fmt.Sprintf("%s (%s, failed %d of %d rounds)", x.ID, x.Client, x.Failed, x.Rounds))
-			} else {
+			case v == Error && x.ErrorClass != "":
+				out = append(out, fmt.Sprintf("%s (%s, %s)", x.ID, x.Client, x.ErrorClass))
+			default:
 				out = append(out, x.ID+" ("+x.Client+")")
 			}
 		}
@@ -64,6 +93,14 @@ func (r *Report) rounds() string {
 		return "1 round"
 	}
 	return fmt.Sprintf("%d rounds, fresh keys each", r.Rounds)
+}
+
+// bounds says the run's deadlines ("every probe run 1m0s, the whole run 4m0s").
+func (r *Report) bounds() string {
+	if r.ProbeTimeout == 0 && r.Timeout == 0 {
+		return "none recorded"
+	}
+	return fmt.Sprintf("every probe run %v, the whole run %v", r.ProbeTimeout, r.Timeout)
 }
 
 // varied lists the results whose rounds disagreed as "ID (client): variation".
@@ -82,8 +119,8 @@ func (r *Report) varied() []string {
 func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fencebench certify: %s at %s, bucket %s (stack %s)\n", r.Store.Server, r.Store.Endpoint, r.Store.Bucket, r.Store.Stack)
-	fmt.Fprintf(&b, "prefix %s; clients %s; %d keys per race; racers %s; %d chain writers; %s\n\n", r.Prefix,
-		strings.Join(r.Clients, ", "), r.Keys, joinInts(r.Racers), r.Writers, r.rounds())
+	fmt.Fprintf(&b, "prefix %s; clients %s; %d keys per race; racers %s; %d chain writers; %s; deadlines: %s\n\n", r.Prefix,
+		strings.Join(r.Clients, ", "), r.Keys, joinInts(r.Racers), r.Writers, r.rounds(), r.bounds())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLIENT\tPROBE\tCLASS\tVERDICT\tFAILED\tTIME\tOBSERVED")
 	for _, x := range r.Results {
@@ -91,6 +128,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 			x.Duration.Round(time.Millisecond), oneLine(x.Observed))
 		if x.Variation != "" {
 			fmt.Fprintf(tw, "\t\t\t\t\t\t  %s\n", x.Variation)
+		}
+		if c := x.CauseLine(); c != "" && c != "["+string(x.ErrorClass)+"] "+oneLine(x.Observed) {
+			fmt.Fprintf(tw, "\t\t\t\t\t\t  cause %s\n", c)
+		} else if c != "" {
+			fmt.Fprintf(tw, "\t\t\t\t\t\t  class %s\n", x.ErrorClass)
 		}
 		if verbose || x.Verdict == Fail || x.Verdict == Error {
 			if n := x.roundNote(); n != "" {
@@ -164,6 +206,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			{Label: "clients", Value: strings.Join(r.Clients, ", ")},
 			{Label: "scale", Value: fmt.Sprintf("%d keys per race; racers %s; %d chain writers", r.Keys, joinInts(r.Racers), r.Writers)},
 			{Label: "rounds", Value: r.rounds() + "; a HARD probe fails when any round fails"},
+			{Label: "bounds", Value: r.bounds()},
 			{Label: "started", Value: r.Started.UTC().Format(time.RFC3339) + ", took " + ms(r.Duration)},
 		},
 		Note: "HARD probes disqualify the store when they fail; INFO probes are recorded and never decide the verdict.",
@@ -177,7 +220,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, x := range r.Results {
 		c.Rows = append(c.Rows, reports.CertificationRow{Client: x.Client, ID: x.ID, Title: x.Title, Asserts: x.Asserts,
 			Class: string(x.Class), Verdict: x.Verdict, VerdictLabel: verdictText(x), Duration: ms(x.Duration),
-			Observed: x.Observed, Details: x.Details, Witness: x.Witness, Rate: x.Rate(), Variation: x.Variation, Round: x.roundNote()})
+			Observed: x.Observed, Cause: x.Cause, ErrorClass: string(x.ErrorClass), Details: x.Details, Witness: x.Witness, Rate: x.Rate(), Variation: x.Variation, Round: x.roundNote()})
 	}
 	return reports.WriteCertification(w, c)
 }

@@ -18,6 +18,7 @@ const (
 type RoundResult struct {
 	Round    int               `json:"round"`
 	Verdict  Verdict           `json:"verdict"`
+	Cause    string            `json:"cause,omitempty"`
 	Observed string            `json:"observed"`
 	Facts    map[string]string `json:"facts,omitempty"`
 	Duration time.Duration     `json:"duration"`
@@ -48,7 +49,7 @@ func aggregate(rounds []Result) Result {
 			out.Failed++
 		}
 		if len(rounds) > 1 {
-			out.PerRound = append(out.PerRound, RoundResult{Round: i + 1, Verdict: r.Verdict, Observed: r.Observed,
+			out.PerRound = append(out.PerRound, RoundResult{Round: i + 1, Verdict: r.Verdict, Cause: r.Cause, Observed: r.Observed,
 				Facts: r.Facts, Duration: r.Duration})
 		}
 	}

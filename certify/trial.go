@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/store"
@@ -23,18 +25,40 @@ type trial struct {
 	s      store.Store // the probe's client
 	peer   store.Store // a second client with its own connections
 
+	// tr records the requests of the probe's clients; idle are their transports, whose
+	// connections are closed when the probe ends.
+	tr   *tracker
+	idle []interface{ CloseIdleConnections() }
+
+	// mu guards what the probe records, which the run reads when it gives up on a probe that
+	// did not return by its deadline; closed is set then, and later records are dropped.
+	mu                    sync.Mutex
+	closed                bool
 	failed, errored, info bool
 	observed              string
 	problems              []string
 	details               []string
 	facts                 map[string]string
 	witness               *checker.Witness // a minimal non-linearizable part of what the probe saw
+	// cause and class say, in one line, why the probe could not be judged: set by the first
+	// error recorded.
+	cause string
+	class ErrorClass
 }
 
 // maxDetails bounds the detail lines of one result.
 const maxDetails = 40
 
 func (t *trial) detail(format string, a ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.addDetail(format, a...)
+}
+
+func (t *trial) addDetail(format string, a ...any) {
+	if t.closed {
+		return
+	}
 	if len(t.details) == maxDetails {
 		t.details = append(t.details, "(further details omitted)")
 	}
@@ -46,26 +70,77 @@ func (t *trial) detail(format string, a ...any) {
 // failf records a violation: the store did something the probe rules out.
 func (t *trial) failf(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
 	t.failed = true
 	t.problems = append(t.problems, msg)
-	t.detail("FAIL: %s", msg)
+	t.addDetail("FAIL: %s", msg)
 }
 
-// errorf records that something could not be judged.
+// errorf records that something could not be judged. Its cause is the last request of the
+// probe that failed with no success after it, when there is one, else the message itself.
 func (t *trial) errorf(format string, a ...any) {
+	var f *tracedError
+	if t.tr != nil {
+		f = t.tr.takeFail()
+	}
+	if f != nil {
+		t.errorOn(f, format, a...)
+		return
+	}
+	t.errorOn(nil, format, a...)
+}
+
+// errorOn records that something could not be judged because of err (nil when no request
+// failed), with the message.
+func (t *trial) errorOn(err error, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
 	t.errored = true
 	t.problems = append(t.problems, msg)
-	t.detail("ERROR: %s", msg)
+	t.addDetail("ERROR: %s", msg)
+	if t.cause != "" {
+		return
+	}
+	if err != nil {
+		t.cause, t.class = describe(err), classOf(err)
+		return
+	}
+	t.cause, t.class = oneLine(msg), Harness
 }
 
 // observe sets the one-sentence observation.
-func (t *trial) observe(format string, a ...any) { t.observed = fmt.Sprintf(format, a...) }
+func (t *trial) observe(format string, a ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.observed = fmt.Sprintf(format, a...)
+	}
+}
 
 // record marks the result as an observation only (verdict info unless something failed).
-func (t *trial) record() { t.info = true }
+func (t *trial) record() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.info = true
+	}
+}
 
-func (t *trial) fact(k, v string) { t.facts[k] = v }
+func (t *trial) fact(k, v string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.facts[k] = v
+	}
+}
 
 func (t *trial) verdict() Verdict {
 	switch {
@@ -105,6 +180,17 @@ func (t *trial) newStore(tweak store.Config) (store.Store, error) {
 	if tweak.AccessKey != "" { // a fault path's own credential
 		cfg.AccessKey, cfg.SecretKey, cfg.SessionToken = tweak.AccessKey, tweak.SecretKey, ""
 	}
+	if cfg.Transport == nil {
+		// The client's own transport, whose idle connections the probe closes when it ends,
+		// so no probe leaves the store holding connections of the one before.
+		rt := cfg.RoundTripper()
+		cfg.Transport = rt
+		if tr, ok := rt.(*http.Transport); ok {
+			t.mu.Lock()
+			t.idle = append(t.idle, tr)
+			t.mu.Unlock()
+		}
+	}
 	s, err := s3store.New(t.client, cfg)
 	if err != nil {
 		return nil, err
@@ -112,7 +198,20 @@ func (t *trial) newStore(tweak store.Config) (store.Store, error) {
 	if t.opts.Wrap != nil {
 		s = t.opts.Wrap(t.client, s)
 	}
+	if t.tr != nil {
+		s = tracked{s: s, tr: t.tr, attempts: cfg.Attempts()}
+	}
 	return s, nil
+}
+
+// closeIdle closes the idle connections of every client the probe built.
+func (t *trial) closeIdle() {
+	t.mu.Lock()
+	idle := t.idle
+	t.mu.Unlock()
+	for _, c := range idle {
+		c.CloseIdleConnections()
+	}
 }
 
 // stores builds n fresh clients.
@@ -191,7 +290,7 @@ func harness(err error) bool {
 // configuration problem is an error, anything else a failure.
 func (t *trial) unexpected(what string, err error, want string) {
 	if ambiguous(err) || harness(err) || t.ctx.Err() != nil {
-		t.errorf("%s: %s (want %s): %s", what, answer(err), want, cause(err))
+		t.errorOn(err, "%s: %s (want %s): %s", what, answer(err), want, cause(err))
 		return
 	}
 	t.failf("%s answered %s, want %s", what, answer(err), want)

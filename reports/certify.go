@@ -39,7 +39,10 @@ type CertificationRow struct {
 	Verdict                           checker.Verdict
 	VerdictLabel                      string
 	Duration, Observed                string
-	Details                           []string
+	// Cause, on an errored row, says in one line why the probe could not be judged, and
+	// ErrorClass sorts it ("overloaded", "unsupported-header", "harness", "not-run").
+	Cause, ErrorClass string
+	Details           []string
 	// Witness, when set, is shown as a table under the observation.
 	Witness                *checker.Witness
 	Rate, Variation, Round string

@@ -22,7 +22,6 @@ import (
 // partitioned-primary, lost-cas-response and relocation-aborted there, and
 // ambiguous-is-fenced is still killed.
 func TestContainersStack(t *testing.T) {
-	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
 	if testing.Short() {
 		t.Skip("starts a container and runs four cells; skipped with -short")
 	}

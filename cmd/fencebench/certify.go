@@ -37,6 +37,8 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	rounds := boundedIntFlag(fs, "rounds", certify.DefaultRounds, 1, certify.MaxRounds, "repeat every probe `n` times, on fresh keys each round; one failing round fails a HARD probe")
 	probes := fs.String("probes", "", "comma-separated probe IDs to run (default: all; see the report for the list)")
+	probeTimeout := fs.Duration("probe-timeout", certify.DefaultProbeTimeout, "deadline of every probe run (one probe, one client, one round); a probe that reaches it errors, naming the request it waited for")
+	timeout := fs.Duration("timeout", 0, fmt.Sprintf("deadline of the whole certification; the probes left when it passes are not started (default %v per round)", certify.DefaultTimeoutPerRound))
 	verbose := fs.Bool("v", false, "debug logs, and every probe's details in the text report")
 	storesFile := fs.String("stores", "", storesUsage)
 	var sf stackFlags
@@ -58,6 +60,9 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return outcome.ExitBadInput
 	}
 	clients, ids, msg := certifyChoices(*client, *keys, *probes)
+	if msg == "" && (*probeTimeout <= 0 || *timeout < 0) {
+		msg = fmt.Sprintf("--probe-timeout %v, --timeout %v: want positive durations", *probeTimeout, *timeout)
+	}
 	if sf.Stack == "sim" {
 		msg = "--stack sim: certify probes a store over S3 (raw requests, both SDKs); the simulated stack has no endpoint"
 	}
@@ -76,7 +81,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return code
 		}
 		return certifyStores(ctx, s, certify.Options{Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids, Logger: logger,
-			Progress: certifyProgress(stderr)}, args, *asJSON, *verbose)
+			ProbeTimeout: *probeTimeout, Timeout: *timeout, Progress: certifyProgress(stderr)}, args, *asJSON, *verbose)
 	}
 	dir := filepath.Join(*out, runID)
 	ctx, sink, st, code := sf.openIn(ctx, "certify", runID, dir, logger, red, stderr)
@@ -88,7 +93,8 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	info := e.Info()
 	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
 	rep, err := certify.Run(ctx, e, certify.Options{Store: info, Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids,
-		Prefix: prefix, Cleanup: st.Cleanup, Logger: logger, Progress: certifyProgress(stderr)})
+		Prefix: prefix, Cleanup: st.Cleanup, Logger: logger, ProbeTimeout: *probeTimeout, Timeout: *timeout,
+		Progress: certifyProgress(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
 		_ = os.Remove(dir) // only when empty: a folder that never held a report
@@ -132,7 +138,11 @@ func certifyProgress(w io.Writer) func(certify.Result) {
 		if r.Rounds > 1 {
 			round = fmt.Sprintf("round %d/%d ", r.Round, r.Rounds)
 		}
-		fmt.Fprintf(w, "  %s%-8s %-4s %-4s %s (%v)\n", round, r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond))
+		cause := ""
+		if c := r.CauseLine(); c != "" {
+			cause = ": " + c
+		}
+		fmt.Fprintf(w, "  %s%-8s %-4s %-4s %s (%v)%s\n", round, r.Client, r.ID, r.Class, r.Verdict, r.Duration.Round(time.Millisecond), cause)
 	}
 }
 

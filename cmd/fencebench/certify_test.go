@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/certify"
+	"github.com/fencebench/fencebench/internal/unsafestore"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/store/s3store"
@@ -98,6 +99,9 @@ func TestCertifyExitCodes(t *testing.T) {
 		{[]string{"certify", "--rounds", "-3"}, outcome.ExitBadInput, `invalid value "-3" for flag -rounds: want an integer from 1 to 100`},
 		{[]string{"certify", "--rounds", "two"}, outcome.ExitBadInput, `invalid value "two" for flag -rounds: want an integer from 1 to 100`},
 		{[]string{"certify", "--probes", "A1,Z9"}, outcome.ExitBadInput, `unknown probe "Z9"`},
+		{[]string{"certify", "--probe-timeout", "0"}, outcome.ExitBadInput, "--probe-timeout 0s, --timeout 0s: want positive durations"},
+		{[]string{"certify", "--timeout", "-1s"}, outcome.ExitBadInput, "--timeout -1s: want positive durations"},
+		{[]string{"certify", "--probe-timeout", "soon"}, outcome.ExitBadInput, `invalid value "soon" for flag -probe-timeout`},
 		{[]string{"certify", "--no-such-flag"}, outcome.ExitBadInput, "no-such-flag"},
 		{[]string{"certify", "extra"}, outcome.ExitBadInput, "unexpected arguments"},
 		{[]string{"certify", "--stack", "moon"}, outcome.ExitBadInput, `--stack "moon"`},
@@ -112,6 +116,42 @@ func TestCertifyExitCodes(t *testing.T) {
 		}
 		if strings.Contains(stdout+stderr, "certify-secret-value") {
 			t.Errorf("fencebench %s printed the secret", strings.Join(tc.args, " "))
+		}
+	}
+}
+
+// TestCertifyStalledStore: certify against a store that never answers a conditional write
+// ends at --probe-timeout and --timeout with exit 255, every errored probe naming its class
+// and cause on the terminal and on the page.
+func TestCertifyStalledStore(t *testing.T) {
+	srv := externalMinIO(t)
+	cfg, _ := unsafestore.Serve(t, srv.Config(), &unsafestore.Options{Mode: unsafestore.Stall})
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("certify", "--stack", "external", "--endpoint", cfg.Endpoint, "--bucket", srv.Bucket,
+		"--client", "minio-go", "--probes", "A4,B9,B10,B11,D17", "--keys", "1", "--probe-timeout", "1s", "--timeout", "3s", "--out", out)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != outcome.ExitHarness {
+		t.Fatalf("exit %d, want %d", code, outcome.ExitHarness)
+	}
+	for _, want := range []string{"A4   HARD error", ": [overloaded] deadline 1s exceeded after PUT If-None-Match: *", "[not-run] not run: the whole-run deadline 3s"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the progress lines lack %q", want)
+		}
+	}
+	if !strings.Contains(stdout, "verdict: INCONCLUSIVE") || !strings.Contains(stdout, "first cause: A4 (minio-go) [overloaded] deadline 1s exceeded") {
+		t.Errorf("stdout does not name the first cause")
+	}
+	pages, _ := filepath.Glob(filepath.Join(out, "certify-*", "certify.html"))
+	if len(pages) != 1 {
+		t.Fatalf("pages %v", pages)
+	}
+	b, err := os.ReadFile(pages[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"overloaded", "not-run", "deadline 1s exceeded after PUT If-None-Match: *"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("certify.html lacks %q", want)
 		}
 	}
 }

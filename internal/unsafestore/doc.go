@@ -18,6 +18,14 @@
 //     replaced (its body, ETag and headers), as a read cache that a write does not
 //     invalidate.
 //
+// Two more fronts are stores the bench cannot judge rather than ones it must refuse (they are
+// not in [Every]):
+//
+//   - [Stall]: a conditional PUT gets no answer: the front holds it until the client gives up,
+//     as a store swamped by the bench's racing writers.
+//   - [NoConditionalCreate]: a PUT with If-None-Match is answered 501 NotImplemented, as a
+//     store that does not support the header; If-Match reaches the store unchanged.
+//
 // Every other request passes through unchanged (its Host header kept, so the client's
 // signature stays valid upstream). The front's own HEAD, GET and PUT are signed with the
 // store's credentials. It trusts its callers: it verifies no signature of its own.

@@ -2,6 +2,7 @@ package unsafestore
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -23,6 +24,11 @@ const (
 	CreateOnIfMatch
 	// StaleAfterCAS serves the replaced version of a key for Stale after a PUT If-Match.
 	StaleAfterCAS
+	// Stall holds every conditional PUT without an answer until the client gives up (or the
+	// front closes).
+	Stall
+	// NoConditionalCreate answers 501 NotImplemented to a PUT with If-None-Match.
+	NoConditionalCreate
 )
 
 // String names the mode.
@@ -36,6 +42,10 @@ func (m Mode) String() string {
 		return "creates on If-Match to a missing key"
 	case StaleAfterCAS:
 		return "stale read after a CAS"
+	case Stall:
+		return "stalls conditional writes"
+	case NoConditionalCreate:
+		return "answers 501 to If-None-Match"
 	}
 	return fmt.Sprintf("mode %d", int(m))
 }
@@ -54,7 +64,7 @@ type Options struct {
 
 func (o Options) check() error {
 	switch {
-	case o.Mode < CheckThenAct || o.Mode > StaleAfterCAS:
+	case o.Mode < CheckThenAct || o.Mode > NoConditionalCreate:
 		return fmt.Errorf("unsafestore: unknown %v", o.Mode)
 	case o.Mode == IgnoreUnderLoad && o.MaxInFlight < 1:
 		return fmt.Errorf("unsafestore: %v wants MaxInFlight of at least 1, got %d", o.Mode, o.MaxInFlight)
@@ -100,6 +110,28 @@ func (f *Front) stripConditions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.putUnconditionally(w, r, body)
+}
+
+// stall holds r until its client gives up or the front closes, and answers nothing.
+func (f *Front) stall(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-f.closing:
+	}
+}
+
+// notImplemented answers 501 NotImplemented to a PUT with If-None-Match and forwards every
+// other conditional PUT unchanged.
+func (f *Front) notImplemented(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("If-None-Match") == "" {
+		f.proxy.ServeHTTP(w, r)
+		return
+	}
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusNotImplemented)
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
+		`<Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message><Resource>%s</Resource></Error>`, r.URL.Path)
 }
 
 // Every returns one front of each mode, with the settings the bench's own tests refuse it

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,8 @@ type Front struct {
 	ln       net.Listener
 	proxy    *httputil.ReverseProxy
 	client   *http.Client
+	closing  chan struct{}
+	once     sync.Once
 }
 
 // Start serves a check-then-act front over the store of cfg (an http endpoint, path-style)
@@ -56,7 +59,7 @@ func Open(cfg store.Config, o Options) (*Front, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	f := &Front{Gap: o.Gap, opts: o, stale: staleCache{m: map[string]staleEntry{}}, upstream: cfg, target: target, ln: ln, client: &http.Client{Timeout: 30 * time.Second}}
+	f := &Front{Gap: o.Gap, opts: o, stale: staleCache{m: map[string]staleEntry{}}, upstream: cfg, target: target, ln: ln, client: &http.Client{Timeout: 30 * time.Second}, closing: make(chan struct{})}
 	f.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(target)
 		r.Out.Host = r.In.Host // the client signed this host
@@ -74,7 +77,10 @@ func (f *Front) Config() store.Config {
 }
 
 // Close stops the front.
-func (f *Front) Close() { _ = f.srv.Close() }
+func (f *Front) Close() {
+	f.once.Do(func() { close(f.closing) })
+	_ = f.srv.Close()
+}
 
 // ServeHTTP breaks conditional PUTs (and, for StaleAfterCAS, the reads after them) the way
 // its mode says and passes everything else through.
@@ -95,6 +101,15 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.createOnIfMatch(w, r)
 	case StaleAfterCAS:
 		f.casThenStale(w, r)
+	case Stall, NoConditionalCreate:
+		if strings.HasSuffix(r.URL.Path, "/"+store.MarkerName) {
+			// A run's claim of its prefix is not what these fronts model.
+			f.proxy.ServeHTTP(w, r)
+		} else if f.opts.Mode == Stall {
+			f.stall(r)
+		} else {
+			f.notImplemented(w, r)
+		}
 	default:
 		f.checkThenAct(w, r)
 	}
