@@ -20,7 +20,8 @@ import (
 // over, and the correct protocol passes. The drive fault starts and ends in the history, and
 // a request sent in its window took at least the drive's delay (the lag is real).
 func TestSlowDrivePasses(t *testing.T) {
-	t.Parallel() // waits on scenario time more than it computes: beside the other such tests
+	// Not parallel: a drive slowed on a machine busy with other runs can keep a from the syncs
+	// the schedule waits for (the verdict turns inconclusive).
 	if testing.Short() {
 		t.Skip("starts a MinIO over four drives")
 	}
