@@ -302,7 +302,7 @@ func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff,
 	if err != nil {
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
 	}
-	res = map[bool]RelocationResult{true: RelocationResumed, false: RelocationStoodDown}[resumed]
+	res = revertResult(resumed)
 	if opts.LoseMessage && !held {
 		// The target never heard of the relocation: it is a standby copy again.
 		target.mu.Lock()
@@ -477,3 +477,12 @@ const (
 	// serving.
 	RelocationStoodDown
 )
+
+// revertResult is how a relocation whose handoff failed ends: resumed when the revert
+// succeeded, stood down when it was refused.
+func revertResult(resumed bool) RelocationResult {
+	if resumed {
+		return RelocationResumed
+	}
+	return RelocationStoodDown
+}
