@@ -1,0 +1,1022 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/compose"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/faults/netpath"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/outcome"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/store"
+	"github.com/fencebench/fencebench/system"
+)
+
+// SystemOptions say which system a run tests in place of the simulated copies: every
+// writer of a scenario is a node the Launcher starts, over its own fault path.
+type SystemOptions struct {
+	// Launcher starts the nodes (system.Command for a process, system.InProcess for Go).
+	Launcher system.Launcher
+	// Kill judges every cell as a broken system's: it passes when Violates fail (any safety
+	// invariant when empty), as a kill cell of the catalogue does.
+	Kill     bool
+	Violates []history.Invariant
+}
+
+// FinalReader is the id of the fresh node that reads the store once a cell's schedule ended.
+const FinalReader = "final-read"
+
+// NoPhantomOp is the invariant a system run adds to the checker's: every op id the final read
+// returns was sent by a client.
+const NoPhantomOp = "NoPhantomOp"
+
+// RunSystem runs scs against the system of so, persisting the run as Run does (one cell per
+// scenario, one at a time). Before any cell it starts one node to learn the system's
+// capabilities and refuses, wrapping outcome.ErrBadInput, every scenario with a step the
+// system cannot take, naming the capability.
+func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so SystemOptions) (*outcome.Summary, error) {
+	if so.Launcher == nil {
+		return nil, fmt.Errorf("%w: no system to run", outcome.ErrBadInput)
+	}
+	if opts.Out == "" {
+		opts.Out = "results"
+	}
+	started := time.Now()
+	if opts.RunID == "" {
+		opts.RunID = NewRunID(started)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = opts.RunID + "/"
+	}
+	if err := ValidateRunID(opts.RunID); err != nil {
+		return nil, err
+	}
+	if err := store.ValidatePrefix(opts.Prefix); err != nil {
+		return nil, fmt.Errorf("%w: %w", outcome.ErrBadInput, err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir := filepath.Join(opts.Out, opts.RunID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("runner: results folder: %w", err)
+	}
+	e := opts.Env
+	if e == nil {
+		srv, err := compose.StartLocal(ctx, compose.LocalOptions{LogPath: filepath.Join(dir, "store.log")})
+		if err != nil {
+			return nil, fmt.Errorf("runner: start the embedded MinIO: %w", err)
+		}
+		defer srv.Stop()
+		e = env.Local{Local: srv}
+	}
+	if _, ok := e.(*env.Sim); ok {
+		return nil, fmt.Errorf("%w: a system runs against a real store: the simulated stack has no endpoint its nodes could reach", outcome.ErrBadInput)
+	}
+	admin, err := env.Client(e, store.ClientMinio)
+	if err != nil {
+		return nil, fmt.Errorf("runner: store client: %w", err)
+	}
+	claim, err := store.ClaimPrefix(ctx, admin, opts.Prefix, store.NewOwner(opts.RunID))
+	if err != nil {
+		return nil, fmt.Errorf("runner: refusing to run: %w", err)
+	}
+	if opts.Cleanup {
+		defer release(ctx, claim, log)
+	}
+	if env.UpstreamTLS(e.Config()) != nil {
+		return nil, fmt.Errorf("%w: a system runs over plain-HTTP fault paths only for now; the store speaks HTTPS", outcome.ErrBadInput)
+	}
+	r := &runner{opts: opts, env: e, dir: dir, log: log, down: &downState{}}
+	hello, err := r.probeSystem(ctx, so.Launcher)
+	if err != nil {
+		return nil, err
+	}
+	var bad []error
+	for _, sc := range scs {
+		if err := ValidateForSystem(sc, hello, so.Launcher.Pausable()); err != nil {
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%w: %w", outcome.ErrBadInput, errors.Join(bad...))
+	}
+	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
+		Command: opts.Command, Version: opts.BenchVersion, Preflight: &outcome.Preflight{}}
+	for _, c := range Cells(scs, "", false, opts.Seed, DrawSeed) {
+		c.Variant = ""
+		if ctx.Err() != nil {
+			sum.Cells = append(sum.Cells, &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Seed: c.Seed,
+				Verdict: checker.Error, Error: "run interrupted before this cell started"})
+			continue
+		}
+		if opts.Progress != nil {
+			opts.Progress(len(sum.Cells), len(scs), c.ID(), "")
+		}
+		res := r.systemCell(ctx, c, so, hello)
+		sum.Cells = append(sum.Cells, res)
+		if opts.Progress != nil {
+			opts.Progress(len(sum.Cells), len(scs), c.ID(), res.Verdict)
+		}
+	}
+	sum.Duration = time.Since(started)
+	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
+		return sum, err
+	}
+	if !opts.NoReports {
+		if err := writeReports(dir, sum, !opts.noTrend); err != nil {
+			return sum, fmt.Errorf("runner: reports: %w", err)
+		}
+	}
+	return sum, nil
+}
+
+// probeSystem starts one node over a path of its own, reads its handshake and stops it.
+func (r *runner) probeSystem(ctx context.Context, l system.Launcher) (system.Hello, error) {
+	prefix := r.opts.Prefix + "system-probe/"
+	cfg := r.env.Config()
+	b, err := netpath.New(netpath.Options{Upstream: r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
+		AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
+		UpstreamTLS: env.UpstreamTLS(cfg), CA: r.ca})
+	if err != nil {
+		return system.Hello{}, fmt.Errorf("runner: fault path for the system probe: %w", err)
+	}
+	defer b.Close()
+	ncfg, err := nodeConfig(b, cfg, "probe", prefix)
+	if err != nil {
+		return system.Hello{}, err
+	}
+	h, err := l.Launch(ctx, ncfg, filepath.Join(r.dir, "system-probe"), nil)
+	if err != nil {
+		return system.Hello{}, fmt.Errorf("runner: the system did not start: %w", err)
+	}
+	h.Kill()
+	return h.Hello(), nil
+}
+
+// nodeConfig is what node id is told: its own path as endpoint, the path's credential, the
+// bucket and its prefix.
+func nodeConfig(b *netpath.Bench, cfg store.Config, id, prefix string) (system.Config, error) {
+	p, err := b.Path(id)
+	if err != nil {
+		return system.Config{}, fmt.Errorf("fault path for %s: %w", id, err)
+	}
+	ak, sk := p.Credentials()
+	return system.Config{Node: id, Endpoint: "http://" + p.Addr(), Region: cfg.RegionOrDefault(), Bucket: cfg.Bucket,
+		Prefix: prefix, AccessKey: ak, SecretKey: sk}, nil
+}
+
+// systemEvents are the events a step may wait for on a system's node.
+var systemEvents = []history.SignalKind{history.SigClaimed, history.SigPromoted, history.SigAcked, history.SigFenced}
+
+// ValidateForSystem refuses a scenario with a step the system cannot take: each refusal names
+// the step, its line and the capability (or the bench feature) it needs.
+func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) error {
+	var errs []string
+	need := func(pos scenarios.Pos, what, capability string) {
+		if !h.Has(capability) {
+			errs = append(errs, fmt.Sprintf("line %d: %s needs capability %q, which system %s does not declare (it declares %s)",
+				pos.Line, what, capability, h.Name, capList(h)))
+		}
+	}
+	if !h.Has(system.CapRead) {
+		errs = append(errs, fmt.Sprintf("system %s does not declare capability %q: the final read is how the bench learns what the store holds", h.Name, system.CapRead))
+	}
+	for _, w := range sc.Writers {
+		if w.Role == "primary" {
+			need(w.Pos, "writer "+w.ID+" (a primary at term "+strconv.FormatInt(w.Term, 10)+")", system.CapPromote)
+		}
+	}
+	for _, st := range sc.Steps {
+		what := fmt.Sprintf("steps[%d] (%s)", st.Index, st.Action)
+		spec := st.Spec()
+		switch {
+		case st.Action == scenarios.Promote:
+			need(st.Pos, what, system.CapPromote)
+			if st.Params.Twin {
+				need(st.Pos, what+" at a term another copy holds", system.CapTakeover)
+			}
+		case st.Action == scenarios.Restart:
+			need(st.Pos, what+", which promotes the new incarnation", system.CapPromote)
+		case st.Action == scenarios.Relocate:
+			need(st.Pos, what, system.CapRelocate)
+			errs = append(errs, fmt.Sprintf("line %d: %s: relocating a system's node is not driven by the bench yet", st.Pos.Line, what))
+		case st.Action == scenarios.Pause || st.Action == scenarios.Resume:
+			if !pausable {
+				errs = append(errs, fmt.Sprintf("line %d: %s needs a node the bench can pause (a process: SIGSTOP); in-process nodes cannot be paused", st.Pos.Line, what))
+			}
+		case st.Action == scenarios.Crash || st.Action == scenarios.Heal:
+		case spec.Rhythm:
+			errs = append(errs, fmt.Sprintf("line %d: %s: a flapping path is not driven for a system yet; use partition steps", st.Pos.Line, what))
+		case spec.Build != nil:
+			// Network and request faults act on the node's path: every system takes them.
+		case spec.Store:
+			errs = append(errs, fmt.Sprintf("line %d: %s acts on the store itself; a system run does not drive it", st.Pos.Line, what))
+		default:
+			errs = append(errs, fmt.Sprintf("line %d: %s acts on the simulated copies' segments or recoveries, which a system does not have", st.Pos.Line, what))
+		}
+		if st.Trigger == scenarios.TriggerAfter && st.After != nil && !slices.Contains(systemEvents, st.After.Event) {
+			errs = append(errs, fmt.Sprintf("line %d: %s waits for event %q; a system's node reports only %v", st.Pos.Line, what, st.After.Event, systemEvents))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("scenario %s cannot run on system %s:\n  %s", sc.Name, h.Name, strings.Join(errs, "\n  "))
+}
+
+func capList(h system.Hello) string {
+	if len(h.Capabilities) == 0 {
+		return "none"
+	}
+	return strings.Join(h.Capabilities, ", ")
+}
+
+// sysCell is one executing cell of a system run.
+type sysCell struct {
+	r     *runner
+	c     Cell
+	so    SystemOptions
+	res   *outcome.CellResult
+	log   *slog.Logger
+	guard *guard.Sink
+	rec   *history.Recorder
+	fb    *netpath.Bench
+	hello system.Hello
+
+	mu       sync.Mutex
+	harness  []error
+	nodes    map[string]*sysNode // by writer id (a restart's incarnation has its own)
+	node     map[string]string   // writer id -> node id (its path and its process's id)
+	held     map[string]*faults.Set
+	primary  string
+	owner    string // the writer that reported owner last (self-elect routing)
+	counts   map[string]map[history.SignalKind]int
+	arrived  map[int]bool
+	sent     map[int64]bool
+	maxTerm  int64
+	stopping bool
+	bg       sync.WaitGroup
+	nextOp   int64
+}
+
+type sysNode struct {
+	writer  string
+	h       system.Handle
+	crashed bool
+	fenced  bool
+	ownerAt map[int64]bool // terms it reported owner at
+}
+
+func (r *runner) systemCell(ctx context.Context, c Cell, so SystemOptions, hello system.Hello) (res *outcome.CellResult) {
+	res = r.newResult(c)
+	res.Variant = ""
+	res.Kill = so.Kill
+	res.Violates = so.Violates
+	res.Client = "system " + hello.Name + " " + hello.Version
+	res.Probe = fmt.Sprintf("system %s %s (%s), capabilities: %s", hello.Name, hello.Version, so.Launcher.Describe(), capList(hello))
+	res.Rerun = fmt.Sprintf("fencebench run --system %s --seed %d %s", strconv.Quote(so.Launcher.Describe()), c.Seed, c.Scenario.Name)
+	logStart := fileSize(r.env.LogPath())
+	ctx, sink := guard.New(ctx)
+	sc := &sysCell{r: r, c: c, so: so, res: res, log: r.log.With("cell", c.ID()), guard: sink, hello: hello,
+		nodes: map[string]*sysNode{}, node: map[string]string{}, held: map[string]*faults.Set{},
+		counts: map[string]map[history.SignalKind]int{}, arrived: map[int]bool{}, sent: map[int64]bool{}}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Verdict = checker.Error
+			res.Error = fmt.Sprintf("harness panic: %v", p)
+		}
+		if err := sink.Err(); err != nil {
+			res.Verdict, res.Result.Verdict = checker.Error, checker.Error
+			res.Error = "harness " + err.Error()
+		}
+		res.Duration = time.Since(res.Started)
+		if err := r.persist(c, res, logStart); err != nil && res.Error == "" {
+			res.Verdict, res.Error = checker.Error, err.Error()
+		}
+		if es, err := filepath.Glob(filepath.Join(res.Dir, "node-*.stderr")); err == nil && len(es) > 0 {
+			for _, e := range es {
+				res.Files = append(res.Files, filepath.Base(e))
+			}
+			_ = writeJSON(filepath.Join(res.Dir, "result.json"), res)
+		}
+	}()
+	if err := sc.run(ctx); err != nil {
+		res.Verdict, res.Error = checker.Error, err.Error()
+		res.Result.Verdict, res.Result.Error = checker.Error, err.Error()
+		res.Result.Reasons = []string{err.Error()}
+	}
+	return res
+}
+
+// cellTimeout bounds a cell beyond its scenario duration (Options.CellTimeout, 60s by default).
+func (sc *sysCell) cellTimeout() time.Duration {
+	if sc.r.opts.CellTimeout > 0 {
+		return sc.r.opts.CellTimeout
+	}
+	return 60 * time.Second
+}
+
+func (sc *sysCell) fail(err error) {
+	sc.mu.Lock()
+	sc.harness = append(sc.harness, err)
+	sc.mu.Unlock()
+	sc.log.Error("harness problem", "err", err)
+}
+
+func (sc *sysCell) harnessErr() error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return errors.Join(sc.harness...)
+}
+
+func (sc *sysCell) record(e history.Event) { sc.rec.Record(e) }
+
+func (sc *sysCell) run(ctx context.Context) error {
+	s := sc.c.Scenario
+	if err := admit(s); err != nil {
+		return harnessf("%v", err)
+	}
+	if err := ValidateForSystem(s, sc.hello, sc.so.Launcher.Pausable()); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.Duration+sc.cellTimeout())
+	defer cancel()
+	sc.rec = history.NewRecorder()
+	rng := rand.New(rand.NewPCG(sc.c.Seed, 0xfa017))
+	prefix := sc.r.opts.Prefix + sc.c.ID() + "/"
+	cfg := sc.r.env.Config()
+	b, err := netpath.New(netpath.Options{Upstream: sc.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
+		Clock: sc.rec.Now, Rand: rng, Record: sc.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
+		SessionToken: cfg.SessionToken, UpstreamTLS: env.UpstreamTLS(cfg), CA: sc.r.ca, Guard: sc.guard})
+	if err != nil {
+		return harnessf("fault paths: %v", err)
+	}
+	sc.fb = b
+	defer b.Close()
+	defer sc.killAll()
+
+	for _, w := range s.Writers {
+		if err := sc.launch(ctx, w.ID, w.ID); err != nil {
+			return err
+		}
+	}
+	for _, w := range s.Writers {
+		if w.Role == "primary" {
+			sc.promote(ctx, w.ID, w.Term)
+		}
+	}
+	tctx, stopTraffic := context.WithCancel(ctx)
+	var traffic sync.WaitGroup
+	if s.Traffic.Clients > 0 && s.Traffic.Rate > 0 {
+		every := time.Duration(float64(time.Second) * float64(s.Traffic.Clients) / s.Traffic.Rate)
+		for i := 0; i < s.Traffic.Clients; i++ {
+			traffic.Add(1)
+			sc.guard.Go("a client of the system", func() { sc.client(tctx, every) }, traffic.Done)
+		}
+	}
+	for _, st := range s.Steps {
+		if st.Trigger == scenarios.TriggerAt {
+			sc.background(func() {
+				if sc.sleepUntil(ctx, st.At) {
+					sc.exec(ctx, st)
+				}
+			})
+		}
+	}
+	sc.sleepUntil(ctx, s.Duration)
+	if err := sc.harnessErr(); err != nil {
+		stopTraffic()
+		return harnessf("%v", err)
+	}
+
+	// Wind down: no step starts, clients stop, every fault heals (paused nodes continue),
+	// answers in flight arrive (each bounded by the answer timeout), then every node goes.
+	sc.mu.Lock()
+	sc.stopping = true
+	sc.mu.Unlock()
+	stopTraffic()
+	trafficEnd := sc.rec.Now()
+	sc.healAll()
+	traffic.Wait()
+	sc.bg.Wait()
+	sc.killAll()
+	dctx, cancelDrain := context.WithTimeout(context.Background(), 15*time.Second)
+	if err := b.Drain(dctx); err != nil {
+		sc.fail(err)
+	}
+	cancelDrain()
+	if err := sc.harnessErr(); err != nil {
+		return harnessf("%v", err)
+	}
+
+	// The final read, by a fresh node over a path no fault touches, at a term above all.
+	ncfg, err := nodeConfig(b, cfg, FinalReader, prefix)
+	if err != nil {
+		return harnessf("%v", err)
+	}
+	rctx, cancelRead := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelRead()
+	rd, err := sc.so.Launcher.Launch(rctx, ncfg, sc.res.Dir, nil)
+	if err != nil {
+		return harnessf("the final reader: %v", err)
+	}
+	defer rd.Kill()
+	sc.mu.Lock()
+	term := sc.maxTerm + 1
+	sc.mu.Unlock()
+	sp := sc.rec.Begin(history.Event{Kind: history.Audit, Writer: FinalReader, Term: term})
+	ops, err := rd.Read(rctx, term)
+	if err != nil {
+		return harnessf("the final read at term %d: %v", term, err)
+	}
+	rd.Kill()
+	if ops == nil {
+		ops = []int64{}
+	}
+	sp.Event().Ops = ops
+	sp.End(history.OK, nil)
+
+	sc.res.Events = sc.rec.Events()
+	sc.res.Ledger = b.Ledger()
+	ex := sc.expect(trafficEnd)
+	in := checker.Input{Events: sc.res.Events, Ledger: sc.res.Ledger, Final: checker.Final{Recovered: ops, AuditTerm: term}, Expect: ex}
+	sc.res.Input = &outcome.StoredInput{Final: in.Final, Expect: in.Expect}
+	res := checker.Check(in)
+	sc.judgeSystem(&res, ex, ops)
+	sc.res.Result = res
+	sc.res.Verdict = res.Verdict
+	return nil
+}
+
+// launch starts the node of writer (node id nodeID, its path) and records its events.
+func (sc *sysCell) launch(ctx context.Context, writer, nodeID string) error {
+	cfg := sc.r.env.Config()
+	prefix := sc.r.opts.Prefix + sc.c.ID() + "/"
+	ncfg, err := nodeConfig(sc.fb, cfg, nodeID, prefix)
+	if err != nil {
+		return harnessf("%v", err)
+	}
+	h, err := sc.so.Launcher.Launch(ctx, ncfg, sc.res.Dir, func(e system.Event) { sc.onEvent(writer, e) })
+	if err != nil {
+		return harnessf("%v", err)
+	}
+	sc.mu.Lock()
+	sc.nodes[writer] = &sysNode{writer: writer, h: h, ownerAt: map[int64]bool{}}
+	sc.node[writer] = nodeID
+	sc.mu.Unlock()
+	return nil
+}
+
+func (sc *sysCell) get(writer string) *sysNode {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.nodes[writer]
+}
+
+func (sc *sysCell) killAll() {
+	sc.mu.Lock()
+	var hs []system.Handle
+	for _, n := range sc.nodes {
+		if n.h.Err() != nil {
+			sc.harness = append(sc.harness, n.h.Err())
+		}
+		hs = append(hs, n.h)
+	}
+	sc.mu.Unlock()
+	for _, h := range hs {
+		h.Kill()
+	}
+}
+
+func (sc *sysCell) noteTerm(t int64) {
+	if t > sc.maxTerm {
+		sc.maxTerm = t
+	}
+}
+
+// onEvent records a node's own event and signals it.
+func (sc *sysCell) onEvent(writer string, e system.Event) {
+	sc.mu.Lock()
+	n := sc.nodes[writer]
+	sc.noteTerm(e.Term)
+	switch e.Event {
+	case system.EventOwner:
+		if n != nil {
+			n.ownerAt[e.Term] = true
+		}
+		sc.owner = writer
+	case system.EventFenced:
+		if n != nil {
+			n.fenced = true
+		}
+	}
+	sc.mu.Unlock()
+	switch e.Event {
+	case system.EventOwner:
+		sc.record(history.Event{Kind: history.Claim, Writer: writer, Term: e.Term, Outcome: history.OK, Detail: "owner"})
+		sc.signal(writer, history.SigClaimed)
+	case system.EventFenced:
+		sc.record(history.Event{Kind: history.Fenced, Writer: writer, Term: e.Term, Outcome: history.FencedOut, Err: e.Text})
+		sc.signal(writer, history.SigFenced)
+	}
+}
+
+// promote commands writer's node to own the shard at term, in the background; a refusal is
+// data, a node breaking the protocol a harness error.
+func (sc *sysCell) promote(ctx context.Context, writer string, term int64) {
+	n := sc.get(writer)
+	if n == nil {
+		sc.fail(fmt.Errorf("promote: no node for writer %q", writer))
+		return
+	}
+	sc.mu.Lock()
+	sc.noteTerm(term)
+	sc.mu.Unlock()
+	sc.background(func() {
+		sp := sc.rec.Begin(history.Event{Kind: history.Promote, Writer: writer, Term: term})
+		err := n.h.Promote(ctx, term)
+		switch {
+		case err == nil:
+			sp.End(history.OK, nil)
+			sc.mu.Lock()
+			reported := n.ownerAt[term]
+			if !n.crashed {
+				sc.primary = writer
+			}
+			sc.mu.Unlock()
+			if !reported {
+				// The node did not report owner itself: its promote_ok is the acquisition.
+				e := *sp.Event()
+				sc.record(history.Event{Kind: history.Claim, Writer: writer, Term: term, Outcome: history.OK,
+					Invoke: e.Invoke, Complete: e.Complete, Detail: "promote"})
+				sc.signal(writer, history.SigClaimed)
+			}
+			sc.signal(writer, history.SigPromoted)
+		case system.IsHarness(err):
+			sp.End(history.Fail, err)
+			sc.fail(err)
+		case system.CodeOf(err) == system.CodeFenced:
+			sp.End(history.FencedOut, err)
+		case system.CodeOf(err) != "":
+			sp.End(history.Fail, err)
+		default:
+			sp.End(history.Ambiguous, err)
+		}
+	})
+}
+
+// client sends writes to the copy it believes primary, one at a time, every interval.
+func (sc *sysCell) client(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sc.mu.Lock()
+		target := sc.primary
+		if target == "" || (sc.nodes[target] != nil && sc.nodes[target].crashed) {
+			target = sc.owner
+		}
+		n := sc.nodes[target]
+		if n == nil || n.crashed {
+			sc.mu.Unlock()
+			continue
+		}
+		sc.nextOp++
+		op := sc.nextOp
+		sc.sent[op] = true
+		sc.mu.Unlock()
+		sent := sc.rec.Record(history.Event{Kind: history.Op, Writer: target, Ops: []int64{op}, Outcome: history.OK}).Invoke
+		// A write in flight when traffic stops still gets its answer: the wind-down waits for
+		// it (the node's answer timeout bounds it).
+		term, err := n.h.Write(context.WithoutCancel(ctx), op, "op-"+strconv.FormatInt(op, 10))
+		switch {
+		case err == nil:
+			sc.mu.Lock()
+			sc.noteTerm(term)
+			sc.mu.Unlock()
+			sc.record(history.Event{Kind: history.Ack, Writer: target, Term: term, Ops: []int64{op}, Invoke: sent,
+				Complete: max(sc.rec.Now(), sent), Outcome: history.OK})
+			sc.signal(target, history.SigAcked)
+		case system.IsHarness(err):
+			sc.fail(err)
+			return
+		case system.CodeOf(err) == system.CodeFenced:
+			sc.mu.Lock()
+			first := !n.fenced
+			n.fenced = true
+			sc.mu.Unlock()
+			if first {
+				sc.signal(target, history.SigFenced)
+			}
+		}
+	}
+}
+
+func (sc *sysCell) background(fn func()) {
+	sc.bg.Add(1)
+	sc.guard.Go("a step of a system run", fn, sc.bg.Done)
+}
+
+func (sc *sysCell) sleepUntil(ctx context.Context, at time.Duration) bool {
+	d := at - sc.rec.Now()
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// signal counts writer's event and starts the steps waiting for it.
+func (sc *sysCell) signal(writer string, kind history.SignalKind) {
+	sc.mu.Lock()
+	if sc.counts[writer] == nil {
+		sc.counts[writer] = map[history.SignalKind]int{}
+	}
+	sc.counts[writer][kind]++
+	n := sc.counts[writer][kind]
+	var due []scenarios.Step
+	for _, st := range sc.c.Scenario.Steps {
+		if a := st.After; st.Trigger == scenarios.TriggerAfter && a != nil && a.Writer == writer && a.Event == kind && a.Count == n {
+			sc.arrived[st.Index] = true
+			due = append(due, st)
+		}
+	}
+	stopping := sc.stopping
+	sc.mu.Unlock()
+	if stopping {
+		return
+	}
+	for _, st := range due {
+		sc.background(func() {
+			ctx := context.Background()
+			if st.After.Delay > 0 {
+				time.Sleep(st.After.Delay)
+			}
+			sc.exec(ctx, st)
+		})
+	}
+}
+
+func (sc *sysCell) setOf(writer string) *faults.Set {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.held[writer] == nil {
+		sc.held[writer] = faults.NewSet(writer, nil, sc.record)
+	}
+	return sc.held[writer]
+}
+
+func (sc *sysCell) pathOf(writer string) *netpath.Path {
+	sc.mu.Lock()
+	id, ok := sc.node[writer]
+	sc.mu.Unlock()
+	if !ok {
+		id = writer
+	}
+	p, err := sc.fb.Path(id)
+	if err != nil {
+		sc.fail(err)
+		return nil
+	}
+	return p
+}
+
+// exec carries out one step on the system's nodes and paths.
+func (sc *sysCell) exec(ctx context.Context, st scenarios.Step) {
+	sc.mu.Lock()
+	stopping := sc.stopping
+	sc.mu.Unlock()
+	if stopping {
+		return
+	}
+	pr := st.Params
+	spec := st.Spec()
+	window := func(set *faults.Set) {
+		if st.For > 0 && spec.Window {
+			sc.background(func() {
+				time.Sleep(st.For)
+				if err := set.Close(st.FaultName()); err != nil {
+					sc.fail(err)
+				}
+			})
+		}
+	}
+	switch st.Action {
+	case scenarios.Promote:
+		sc.promote(ctx, pr.Writer, pr.Term)
+	case scenarios.Pause:
+		n := sc.get(pr.Writer)
+		if n == nil {
+			return
+		}
+		set := sc.setOf(pr.Writer)
+		err := set.Open(faults.FuncFault(st.FaultName(), faults.Protocol,
+			func() error {
+				sc.record(history.Event{Kind: history.Pause, Writer: pr.Writer})
+				return n.h.Pause()
+			},
+			func() error {
+				sc.record(history.Event{Kind: history.Resume, Writer: pr.Writer})
+				return n.h.Resume()
+			}))
+		if err != nil {
+			sc.fail(err)
+			return
+		}
+		window(set)
+	case scenarios.Resume:
+		if err := sc.setOf(pr.Writer).CloseLayer(faults.Protocol); err != nil {
+			sc.fail(err)
+		}
+	case scenarios.Crash:
+		n := sc.get(pr.Writer)
+		if n == nil {
+			return
+		}
+		err := sc.setOf(pr.Writer).Open(faults.FuncFault(st.FaultName(), faults.Protocol, func() error {
+			sc.mu.Lock()
+			n.crashed = true
+			if sc.primary == pr.Writer {
+				sc.primary = ""
+			}
+			if sc.owner == pr.Writer {
+				sc.owner = ""
+			}
+			sc.mu.Unlock()
+			sc.record(history.Event{Kind: history.Crash, Writer: pr.Writer})
+			n.h.Kill()
+			return nil
+		}, nil))
+		if err != nil {
+			sc.fail(err)
+		}
+	case scenarios.Restart:
+		sc.mu.Lock()
+		nodeID, ok := sc.node[pr.Writer]
+		sc.mu.Unlock()
+		if !ok {
+			sc.fail(fmt.Errorf("restart: no node for writer %q", pr.Writer))
+			return
+		}
+		sc.background(func() {
+			if n := sc.get(pr.Writer); n != nil && !n.crashed {
+				// A restart follows a crash; one whose crash never came kills the node first.
+				sc.mu.Lock()
+				n.crashed = true
+				sc.mu.Unlock()
+				n.h.Kill()
+			}
+			if err := sc.launch(ctx, pr.As, nodeID); err != nil {
+				sc.fail(err)
+				return
+			}
+			sc.record(history.Event{Kind: history.Restart, Writer: pr.As, Detail: pr.Writer})
+			sc.promote(ctx, pr.As, pr.Term)
+		})
+	case scenarios.Heal:
+		if p := sc.pathOf(pr.Writer); p != nil {
+			if err := p.Faults().CloseLayer(faults.L4); err != nil {
+				sc.fail(err)
+			}
+		}
+	default:
+		if spec.Build == nil {
+			sc.fail(fmt.Errorf("step %d: action %s is not driven for a system", st.Index, st.Action))
+			return
+		}
+		p := sc.pathOf(pr.Writer)
+		if p == nil {
+			return
+		}
+		if err := p.Faults().Open(st.Fault()); err != nil {
+			sc.fail(err)
+			return
+		}
+		window(p.Faults())
+	}
+}
+
+// healAll ends every fault: rules and network faults on every path, paused nodes continue.
+func (sc *sysCell) healAll() {
+	sc.mu.Lock()
+	ids := map[string]bool{}
+	for _, id := range sc.node {
+		ids[id] = true
+	}
+	sets := map[string]*faults.Set{}
+	for w, s := range sc.held {
+		sets[w] = s
+	}
+	sc.mu.Unlock()
+	for _, layer := range []faults.Layer{faults.L7, faults.L4} {
+		for _, id := range sortedKeys(ids) {
+			p, err := sc.fb.Path(id)
+			if err != nil {
+				sc.fail(err)
+				continue
+			}
+			if err := p.Faults().CloseLayer(layer); err != nil {
+				sc.fail(err)
+			}
+		}
+	}
+	for _, w := range sortedKeys(sets) {
+		if err := sets[w].CloseLayer(faults.Protocol); err != nil {
+			sc.fail(err)
+		}
+	}
+}
+
+func (sc *sysCell) missed(st scenarios.Step) string {
+	if st.Trigger != scenarios.TriggerAfter || st.After == nil {
+		return ""
+	}
+	sc.mu.Lock()
+	came := sc.arrived[st.Index]
+	sc.mu.Unlock()
+	if came {
+		return ""
+	}
+	return fmt.Sprintf("%s never reached its %s event #%d", st.After.Writer, st.After.Event, st.After.Count)
+}
+
+func (sc *sysCell) expect(trafficEnd time.Duration) checker.Expect {
+	s := sc.c.Scenario
+	e := checker.Expect{MinAcked: s.Expect.MinAcked, MaxTimeToFence: s.Expect.MaxTimeToFence, Serving: s.Expect.Serving,
+		TrafficEnd: trafficEnd}
+	for _, st := range s.Steps {
+		if m := sc.missed(st); m != "" && st.Spec().Moves {
+			e.Unrun = append(e.Unrun, fmt.Sprintf("steps[%d] (%s): %s", st.Index, st.Action, m))
+		}
+	}
+	if s.Expect.FaultsMustFire != "none" {
+		for _, st := range s.Steps {
+			if spec := st.Spec(); spec.Fault {
+				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer), Missed: sc.missed(st)})
+			}
+		}
+	}
+	if sc.so.Kill {
+		e.Verdict, e.Violated = checker.Fail, sc.so.Violates
+		return e
+	}
+	e.Verdict = checker.Verdict(s.Expect.Verdict)
+	e.Violated = s.Expect.Violated
+	e.Fenced = s.Expect.Fenced
+	return e
+}
+
+// judgeSystem adds what only a system run checks to the checker's result: no phantom op in
+// the final read, and, for a system that declares terms, one acknowledging copy at a time per
+// term (folded into MutualExclusion); then settles the verdict again when either failed.
+func (sc *sysCell) judgeSystem(res *checker.Result, ex checker.Expect, read []int64) {
+	if res.Verdict == checker.Error {
+		return
+	}
+	sc.mu.Lock()
+	sent := sc.sent
+	sc.mu.Unlock()
+	phantom := checker.InvariantResult{Name: NoPhantomOp, Status: checker.Pass}
+	var ghosts []int64
+	for _, op := range read {
+		if !sent[op] {
+			ghosts = append(ghosts, op)
+		}
+	}
+	if len(ghosts) == 0 {
+		phantom.Explanation = fmt.Sprintf("every one of the %d ops the final read returned was sent by a client", len(read))
+	} else {
+		sort.Slice(ghosts, func(i, j int) bool { return ghosts[i] < ghosts[j] })
+		phantom.Status, phantom.Violations = checker.Fail, len(ghosts)
+		phantom.Explanation = fmt.Sprintf("the final read returned %d ops no client ever sent", len(ghosts))
+		phantom.Narrative = fmt.Sprintf("the final read returned op %d, which no client sent (of %d such ops)", ghosts[0], len(ghosts))
+	}
+	res.Invariants = append(res.Invariants, phantom)
+	var changed []string
+	if phantom.Status == checker.Fail {
+		changed = append(changed, NoPhantomOp)
+	}
+	if sc.hello.Has(system.CapTerms) {
+		if v, narrative := oneAckerPerTerm(sc.res.Events); v > 0 {
+			for i := range res.Invariants {
+				ir := &res.Invariants[i]
+				if ir.Name != checker.MutualExclusion {
+					continue
+				}
+				if ir.Status != checker.Fail {
+					ir.Status, ir.Explanation, ir.Narrative = checker.Fail, fmt.Sprintf("%d acks at a term another copy had since acknowledged at", v), narrative
+					changed = append(changed, checker.MutualExclusion)
+				}
+				ir.Violations += v
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	reason := func(n string) string {
+		for _, ir := range res.Invariants {
+			if ir.Name == n {
+				return n + " failed: " + ir.Explanation
+			}
+		}
+		return n + " failed"
+	}
+	res.Raw = checker.Fail
+	switch {
+	case ex.Verdict != checker.Fail:
+		res.Verdict = checker.Fail
+		for _, n := range changed {
+			res.Reasons = append(res.Reasons, reason(n))
+		}
+	default:
+		failed := map[string]bool{}
+		for _, ir := range res.Invariants {
+			if ir.Status == checker.Fail {
+				failed[ir.Name] = true
+			}
+		}
+		killed := len(failed) > 0
+		for _, n := range ex.Violated {
+			killed = killed && failed[n]
+		}
+		if killed {
+			res.Verdict = checker.Pass
+			res.Reasons = append([]string{"the broken system was caught: " + strings.Join(sortedKeys(failed), ", ") + " failed"}, res.Reasons...)
+		}
+	}
+	res.Narrative = string(res.Verdict) + ": " + strings.Join(res.Reasons, "; ") + "."
+}
+
+// oneAckerPerTerm counts the acks, at a term a system declared, by a copy after another copy
+// had acknowledged at that term since this copy's own earlier ack: two copies taking turns
+// acknowledging for one term means two owners.
+func oneAckerPerTerm(evs []history.Event) (int, string) {
+	type last struct {
+		writer string
+		at     time.Duration
+	}
+	latest := map[int64]last{}
+	violations := 0
+	narrative := ""
+	acks := slices.Clone(evs)
+	sort.SliceStable(acks, func(i, j int) bool { return acks[i].Complete < acks[j].Complete })
+	seen := map[int64]map[string]bool{}
+	for _, e := range acks {
+		if e.Kind != history.Ack || e.Term == 0 {
+			continue
+		}
+		l, ok := latest[e.Term]
+		if seen[e.Term] == nil {
+			seen[e.Term] = map[string]bool{}
+		}
+		if ok && l.writer != e.Writer && seen[e.Term][e.Writer] {
+			violations++
+			if narrative == "" {
+				narrative = fmt.Sprintf("%s acknowledged %s at term %d at %s, after %s had acknowledged at term %d at %s and after %s's own earlier acks: two copies acknowledged for one term in turn",
+					e.Writer, sysOps(e.Ops), e.Term, sysSecs(e.Complete), l.writer, e.Term, sysSecs(l.at), e.Writer)
+			}
+		}
+		seen[e.Term][e.Writer] = true
+		latest[e.Term] = last{e.Writer, e.Complete}
+	}
+	return violations, narrative
+}
+
+func sysSecs(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
+
+func sysOps(ops []int64) string {
+	parts := make([]string, len(ops))
+	for i, op := range ops {
+		parts[i] = strconv.FormatInt(op, 10)
+	}
+	return "op " + strings.Join(parts, ", ")
+}
