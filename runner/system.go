@@ -260,6 +260,7 @@ type sysCell struct {
 	rec   *history.Recorder
 	fb    *netpath.Bench
 	hello system.Hello
+	zero  time.Duration // when the schedule started, on the recorder's clock
 
 	mu       sync.Mutex
 	harness  []error
@@ -292,7 +293,22 @@ func (r *runner) systemCell(ctx context.Context, c Cell, so SystemOptions, hello
 	res.Violates = so.Violates
 	res.Client = "system " + hello.Name + " " + hello.Version
 	res.Probe = fmt.Sprintf("system %s %s (%s), capabilities: %s", hello.Name, hello.Version, so.Launcher.Describe(), capList(hello))
-	res.Rerun = fmt.Sprintf("fencebench run --system %s --seed %d %s", strconv.Quote(so.Launcher.Describe()), c.Seed, c.Scenario.Name)
+	target := c.Scenario.Name
+	if src := c.Scenario.Source; src != "" && !strings.HasPrefix(src, scenarios.CatalogueDir+"/") {
+		target = src
+	}
+	kill := ""
+	if so.Kill {
+		kill = " --expect-broken"
+		if len(so.Violates) > 0 {
+			names := make([]string, len(so.Violates))
+			for i, v := range so.Violates {
+				names[i] = string(v)
+			}
+			kill += " --expect-violated " + strings.Join(names, ",")
+		}
+	}
+	res.Rerun = fmt.Sprintf("fencebench run --system %s%s --seed %d %s", strconv.Quote(so.Launcher.Describe()), kill, c.Seed, target)
 	logStart := fileSize(r.env.LogPath())
 	ctx, sink := guard.New(ctx)
 	sc := &sysCell{r: r, c: c, so: so, res: res, log: r.log.With("cell", c.ID()), guard: sink, hello: hello,
@@ -373,11 +389,19 @@ func (sc *sysCell) run(ctx context.Context) error {
 	defer b.Close()
 	defer sc.killAll()
 
-	for _, w := range s.Writers {
-		if err := sc.launch(ctx, w.ID, w.ID); err != nil {
-			return err
-		}
+	// The nodes start side by side, and the schedule's clock starts once they all answered
+	// init: a system's start-up (an interpreter importing its SDK) does not eat the schedule.
+	errs := make([]error, len(s.Writers))
+	var starting sync.WaitGroup
+	for i, w := range s.Writers {
+		starting.Add(1)
+		go func() { defer starting.Done(); errs[i] = sc.launch(ctx, w.ID, w.ID) }()
 	}
+	starting.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	sc.zero = sc.rec.Now()
 	for _, w := range s.Writers {
 		if w.Role == "primary" {
 			sc.promote(ctx, w.ID, w.Term)
@@ -395,13 +419,13 @@ func (sc *sysCell) run(ctx context.Context) error {
 	for _, st := range s.Steps {
 		if st.Trigger == scenarios.TriggerAt {
 			sc.background(func() {
-				if sc.sleepUntil(ctx, st.At) {
+				if sc.sleepUntil(ctx, sc.zero+st.At) {
 					sc.exec(ctx, st)
 				}
 			})
 		}
 	}
-	sc.sleepUntil(ctx, s.Duration)
+	sc.sleepUntil(ctx, sc.zero+s.Duration)
 	if err := sc.harnessErr(); err != nil {
 		stopTraffic()
 		return harnessf("%v", err)

@@ -450,8 +450,27 @@ func (p *Proc) Pause() error {
 	p.paused = true
 	p.mu.Unlock()
 	err := p.signal(syscall.SIGSTOP)
+	if err == nil {
+		p.awaitStopped()
+	}
 	p.wake()
 	return err
+}
+
+// awaitStopped waits (at most a second) until the kernel shows the node stopped, so that
+// nothing sent after Pause returns is handled before Resume.
+func (p *Proc) awaitStopped() {
+	path := fmt.Sprintf("/proc/%d/stat", p.pid)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return // no procfs, or the process is gone
+		}
+		// The state follows the command name in parentheses, which may itself hold ") ".
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return
+		}
+	}
 }
 
 // Resume continues a paused node (SIGCONT).

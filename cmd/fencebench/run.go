@@ -85,7 +85,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if tty {
 		opts.Progress = progressBar(stderr)
 	}
-	sum, err := runner.Run(ctx, scs, opts)
+	sum, err := f.system.run(ctx, scs, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench run: %v\n", err)
 		if errors.Is(err, outcome.ErrBadInput) {
@@ -107,6 +107,7 @@ type runFlags struct {
 	matrix, verbose                            *bool
 	jobs                                       *int
 	stack                                      *stackFlags
+	system                                     *systemFlags
 }
 
 // runFlagSet builds the run command's flag set, the one its command line is parsed with.
@@ -125,6 +126,7 @@ func runFlagSet(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	f.stores = fs.String("stores", "", storesUsage)
 	f.shard = fs.String("shard", "", "run only shard `K/N` of the plan (0 <= K < N): cell i of the whole plan belongs to\nshard i mod N; `fencebench merge` joins the N shard runs into one")
 	f.stack.register(fs)
+	f.system = registerSystemFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fencebench run [flags] [files | dirs | scenario names]\n\nWith no arguments, runs the shipped catalogue. Flags may stand anywhere.\n\nflags:")
 		fs.PrintDefaults()
