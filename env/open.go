@@ -23,8 +23,7 @@ import (
 type Options struct {
 	// Stack is local, containers, external or sim.
 	Stack string
-	// Speed is the sim stack's clock factor (scenario seconds per real second); 0 means
-	// DefaultSpeed.
+	// Speed is the sim stack's clock: 0 virtual time, else scenario seconds per real second.
 	Speed float64
 	// Prefix is the key prefix the run confines itself to; "" means "<run-id>/" (external:
 	// "fencebench/<run-id>/").
@@ -120,7 +119,7 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 		return openContainer(ctx, o, dir, log, op)
 	case "sim":
 		op.Env = NewSim(o.Speed)
-		log.Info("store started", "stack", "sim", "speed", op.Env.(*Sim).Clock().Speed())
+		log.Info("store started", "stack", "sim", "clock", op.Env.(*Sim).Clock().String())
 		return op, nil
 	case "external":
 		if o.Prefix == "" {

@@ -6,17 +6,16 @@ import (
 	"github.com/fencebench/fencebench/store/s3store"
 )
 
-// DefaultSpeed is how much faster than real time the simulated stack runs scenario time: a
-// 3-second schedule takes 60 ms of waiting.
-const DefaultSpeed = 50
-
 // Sim is the simulated stack: an in-memory store with the conditional-write semantics the
-// store contract suite holds MinIO to, inside the bench's process, on scenario time that runs
-// Speed times faster than real time. The runner reaches it through simulated fault paths
-// (package sim) instead of Toxiproxy and the HTTP fault proxy.
+// store contract suite holds MinIO to, inside the bench's process, on scenario time. By
+// default that time is virtual: it stands still while the bench has work to do at the current
+// instant and jumps to the next wake-up once it has none, so a loaded machine runs a schedule
+// slower but never differently. The runner reaches it through simulated fault paths (package
+// sim) instead of Toxiproxy and the HTTP fault proxy.
 type Sim struct {
 	Mem *store.Mem
-	// Speed is the clock's factor; 0 means DefaultSpeed, 1 real time.
+	// Speed is 0 for virtual time (the default), else the factor of a clock that runs Speed
+	// times faster than real time (1: real time), to watch a schedule unfold at a set pace.
 	Speed float64
 }
 
@@ -48,8 +47,8 @@ func (s *Sim) Store() store.Store { return s.Mem }
 
 // Clock is the scenario time the stack runs on.
 func (s *Sim) Clock() *wait.Clock {
-	if s.Speed == 0 {
-		return wait.Scaled(DefaultSpeed)
+	if s.Speed <= 0 {
+		return wait.Virtual()
 	}
 	return wait.Scaled(s.Speed)
 }

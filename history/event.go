@@ -163,7 +163,7 @@ func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
 // Recorder collects events from concurrent writers.
 type Recorder struct {
 	start time.Time
-	speed float64 // scenario seconds per real second; 0 or 1 is real time
+	now   func() time.Duration // the run's scenario time; nil is real time since start
 
 	mu     sync.Mutex
 	nextID int64
@@ -173,22 +173,18 @@ type Recorder struct {
 // NewRecorder starts a recorder whose clock reads zero now.
 func NewRecorder() *Recorder { return &Recorder{start: time.Now()} }
 
-// NewScaledRecorder starts a recorder whose clock runs speed times faster than real time
-// (the scenario time of a compressed run); speed <= 1 is real time.
-func NewScaledRecorder(speed float64) *Recorder {
-	if speed <= 1 {
-		speed = 0
-	}
-	return &Recorder{start: time.Now(), speed: speed}
+// NewRecorderOn starts a recorder that stamps events with now, the run's scenario time (a
+// compressed or virtual clock's reading), which must read zero about now and never go back.
+func NewRecorderOn(now func() time.Duration) *Recorder {
+	return &Recorder{start: time.Now(), now: now}
 }
 
 // Now is the run-relative time.
 func (r *Recorder) Now() time.Duration {
-	d := time.Since(r.start)
-	if r.speed > 1 {
-		d = time.Duration(float64(d) * r.speed)
+	if r.now != nil {
+		return r.now()
 	}
-	return d
+	return time.Since(r.start)
 }
 
 // Start is the wall-clock instant the recorder's clock reads zero.

@@ -249,7 +249,7 @@ func (cr *cellRun) run(ctx context.Context) error {
 func (cr *cellRun) start() (writers.Shard, error) {
 	sc := cr.c.Scenario
 	cr.clock = cr.r.clock()
-	cr.rec = history.NewScaledRecorder(cr.clock.Speed())
+	cr.rec = history.NewRecorderOn(cr.clock.Stopwatch())
 	rng := rand.New(rand.NewPCG(cr.c.Seed, 0xfa017))
 	// The cell's prefix: the fault paths refuse any request of a writer that reaches outside it.
 	prefix := cr.r.opts.Prefix + cr.c.ID() + "/"

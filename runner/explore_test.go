@@ -170,9 +170,7 @@ func TestReplayOnSimIsJudgedTheSame(t *testing.T) {
 			var want string
 			for i := range 10 {
 				e := &exploration{o: ExploreOptions{Variant: firstNonEmpty(c.variant, "correct"), Prefix: "x/"}, dir: t.TempDir()}
-				// At a tenth of the default speed: a loaded machine stalls a replay for longer than
-				// the default scale can hide, and a replay starved below its ack floor reads inconclusive.
-				res := e.run(context.Background(), env.NewSim(5), c.sc, 42)
+				res := e.run(context.Background(), env.NewSim(0), c.sc, 42)
 				if res.Verdict == checker.Error {
 					t.Fatalf("replay %d: %s", i, res.Error)
 				}
@@ -348,7 +346,7 @@ func TestStalledTwinClaims(t *testing.T) {
 		for _, stack := range []struct {
 			name string
 			env.Env
-		}{{"sim", env.NewSim(5)}, {"local", env.Local{Local: srv}}} {
+		}{{"sim", env.NewSim(0)}, {"local", env.Local{Local: srv}}} {
 			t.Run(sc.Name+"/"+stack.name, func(t *testing.T) {
 				e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: testenv.Prefix(t)}, dir: t.TempDir()}
 				res := e.run(context.Background(), stack.Env, sc, 1)

@@ -43,18 +43,12 @@ func catalogue(t *testing.T) []*scenarios.Scenario {
 	return scs
 }
 
-// simCatalogueSpeed is the simulated stack's clock factor for the catalogue in the tests:
-// real time, the margins the scenarios' timed steps have on MinIO, so a loaded 2-core machine
-// running the race detector keeps every verdict (at twice real time a kill cell of
-// relocation-during-recovery was seen surviving under that load). The pass runs beside the
-// MinIO pass.
-const simCatalogueSpeed = 1
-
 // TestCatalogue runs the whole shipped catalogue with the correct protocol (every scenario
 // must pass) and the kill matrix (every variant a scenario declares must be killed), each
 // cell on the one seed drawn for it: a kill cell that survives its seed fails the test, as it
 // fails `fencebench run --matrix`. It runs on the simulated stack (every cell but those that
-// act on the store's drives, which need the local stack) and once on MinIO through Toxiproxy
+// act on the store's drives, which need the local stack) on virtual time, so a loaded machine
+// running the race detector beside the MinIO pass cannot change a verdict, and once on MinIO through Toxiproxy
 // and the HTTP fault proxy with the minio-go client, two cells at a time; the nightly job
 // (testenv.Nightly) adds the aws-sdk client on MinIO, one cell at a time. A failing cell
 // prints its reasons and the command that reruns it; the results folder is kept.
@@ -70,7 +64,7 @@ func TestCatalogue(t *testing.T) {
 		scs  []*scenarios.Scenario
 	}
 	passes := []pass{{name: "sim", scs: onSim(scs), opts: func() Options {
-		return Options{Env: env.NewSim(simCatalogueSpeed), Jobs: 2}
+		return Options{Env: env.NewSim(0), Jobs: 2}
 	}}, {name: string(store.ClientMinio), scs: scs, opts: func() Options {
 		return Options{Env: env.Local{Local: testenv.MinIO(t)}, Client: string(store.ClientMinio), Jobs: 2}
 	}}}

@@ -73,11 +73,11 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 	})
 	defer cancel()
 
-	grace := func() time.Duration { return max(cr.clock.Real(servingGrace), servingGraceFloor) }
+	grace := max(servingGrace, cr.clock.Scenario(servingGraceFloor))
 	start, seenMove := time.Now(), 0
-	timer := time.NewTimer(grace())
+	timer := cr.clock.NewTimer(grace)
 	defer timer.Stop()
-	hard := time.NewTimer(max(cr.clock.Real(servingOvertime), 2*servingGraceFloor))
+	hard := cr.clock.NewTimer(max(servingOvertime, cr.clock.Scenario(2*servingGraceFloor)))
 	defer hard.Stop()
 	for {
 		switch w.State() {
@@ -92,7 +92,7 @@ func (cr *cellRun) awaitServing(ctx context.Context, traffic *writers.Traffic) {
 			mu.Unlock()
 			if move > seenMove { // the chain moved: the grace runs from now
 				seenMove = move
-				timer.Reset(grace())
+				timer.Reset(grace)
 			}
 			if ack > move && w.State() == writers.StateActive && cr.chainSettled(s) {
 				cr.log.Debug("overtime: the expected serving copy served", "writer", s, "real", time.Since(start))

@@ -45,7 +45,7 @@ expect:
 		{"target-claims-blindly", checker.Fail, checker.NoSpuriousFencing}} {
 		t.Run(c.variant, func(t *testing.T) {
 			e := &exploration{o: ExploreOptions{Variant: c.variant, Prefix: "x/"}, dir: t.TempDir()}
-			res := e.run(context.Background(), env.NewSim(5), sc, 3)
+			res := e.run(context.Background(), env.NewSim(0), sc, 3)
 			if res.Verdict != c.want || c.failed != "" && !slices.Contains(violatedBy(res), c.failed) {
 				t.Fatalf("verdict %s, want %s with %q failed: %v", res.Verdict, c.want, c.failed, res.Result.Reasons)
 			}

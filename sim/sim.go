@@ -54,8 +54,7 @@ func New(mem *store.Mem, o Options) (*Bench, error) {
 		return nil, fmt.Errorf("sim: prefix %q must end in / and not start with one", o.Prefix)
 	}
 	if o.Now == nil {
-		start := time.Now()
-		o.Now = func() time.Duration { return o.Clock.Scenario(time.Since(start)) }
+		o.Now = o.Clock.Stopwatch()
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second

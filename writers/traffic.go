@@ -53,31 +53,32 @@ func (c *Cluster) StartTraffic(ctx context.Context, cfg TrafficConfig) (*Traffic
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	t := &Traffic{cancel: cancel}
-	// The clients keep their schedule in real time: the rate is per scenario second.
-	interval := c.cfg.Clock.Real(time.Duration(float64(cfg.Clients) / cfg.Rate * float64(time.Second)))
-	start := time.Now()
+	// The clients keep their schedule in scenario time: the rate is per scenario second.
+	interval := time.Duration(float64(cfg.Clients) / cfg.Rate * float64(time.Second))
+	now := c.cfg.Clock.Stopwatch()
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 		phase := interval * time.Duration(i) / time.Duration(cfg.Clients)
 		t.wg.Add(1)
-		c.cfg.Guard.Go("a traffic client", func() { c.client(ctx, t, rng, start.Add(phase), interval) }, t.wg.Done)
+		c.cfg.Guard.Go("a traffic client", func() { c.client(ctx, t, rng, now, phase, interval) }, t.wg.Done)
 	}
 	return t, nil
 }
 
-func (c *Cluster) client(ctx context.Context, t *Traffic, rng *rand.Rand, first time.Time, interval time.Duration) {
-	timer := time.NewTimer(0)
+// client sends one op per slot: slot k is due at first + k*interval on now's reading.
+func (c *Cluster) client(ctx context.Context, t *Traffic, rng *rand.Rand, now func() time.Duration, first, interval time.Duration) {
+	timer := c.cfg.Clock.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
 	for k := int64(0); ; k++ {
-		due := first.Add(time.Duration(k) * interval)
-		if late := time.Since(due); late > interval {
+		due := first + time.Duration(k)*interval
+		if late := now() - due; late > interval {
 			missed := int64(late / interval)
 			t.stats.skipped.Add(missed)
 			k += missed
-			due = first.Add(time.Duration(k) * interval)
+			due = first + time.Duration(k)*interval
 		}
-		timer.Reset(time.Until(due))
+		timer.Reset(due - now())
 		select {
 		case <-ctx.Done():
 			return

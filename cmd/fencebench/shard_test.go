@@ -13,11 +13,6 @@ import (
 	"github.com/fencebench/fencebench/outcome"
 )
 
-// shardSpeed keeps the simulated stack's scenario time only 5 times faster than real time:
-// the shard processes run side by side on a busy machine, and every cell must reach the same
-// verdict as in the unsharded run.
-const shardSpeed = "5"
-
 // shardScenarios is the fixed part of the catalogue the shard tests run, kill matrix on.
 var shardScenarios = []string{"aba-etag", "missing-key-404", "stale-grant", "steady-state", "conflict-409"}
 
@@ -49,7 +44,7 @@ func runShards(t *testing.T, dir string, n int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			args := append([]string{"run", "--stack", "sim", "--speed", shardSpeed, "--matrix", "--seed", "7", "--shard", strconv.Itoa(k) + "/" + strconv.Itoa(n),
+			args := append([]string{"run", "--stack", "sim", "--matrix", "--seed", "7", "--shard", strconv.Itoa(k) + "/" + strconv.Itoa(n),
 				"--out", dir, "--run-id", "s" + strconv.Itoa(k)}, shardScenarios...)
 			codes[k], errs[k] = runAsMain(t, args...)
 		}()
@@ -93,7 +88,7 @@ func TestShardedRunMergesToOneRun(t *testing.T) {
 	dir := t.TempDir()
 	shards := filepath.Join(dir, "shards")
 	runShards(t, shards, 3)
-	whole := append([]string{"run", "--stack", "sim", "--speed", shardSpeed, "--matrix", "--seed", "7", "--out", filepath.Join(dir, "results"), "--run-id", "whole"}, shardScenarios...)
+	whole := append([]string{"run", "--stack", "sim", "--matrix", "--seed", "7", "--out", filepath.Join(dir, "results"), "--run-id", "whole"}, shardScenarios...)
 	if code, stderr := runAsMain(t, whole...); code != outcome.ExitPass {
 		t.Fatalf("unsharded run: exit %d\n%s", code, stderr)
 	}

@@ -31,7 +31,7 @@ func readStability(t *testing.T, dir string) reports.Stability {
 // round: exit 1 and a rate of 100%.
 func TestStabilityRounds(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := runCLI("stability", "--rounds", "2", "--hog", "--stack", "sim", "--speed", "5", "--seed", "5",
+	code, stdout, stderr := runCLI("stability", "--rounds", "2", "--hog", "--stack", "sim", "--seed", "5",
 		"--out", out, "--run-id", "ok", "equal-term-twin", "steady-state")
 	if code != outcome.ExitPass {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)

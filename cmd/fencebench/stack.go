@@ -28,8 +28,10 @@ func (s *stackFlags) register(fs *flag.FlagSet) {
 	s.Options = env.Options{}
 	fs.StringVar(&s.Stack, "stack", "local", "the store: local (an embedded MinIO process), containers (a MinIO container through\n"+
 		"testcontainers-go), external (an S3 endpoint: --endpoint, --bucket, credentials from the AWS environment),\n"+
-		"sim (an in-memory store in the bench's process, faults at the store interface, scenario time --speed times faster)")
-	fs.Float64Var(&s.Speed, "speed", env.DefaultSpeed, "sim: scenario seconds per real second (1 is real time)")
+		"sim (an in-memory store in the bench's process, faults at the store interface, on virtual scenario time: see --speed)")
+	fs.Float64Var(&s.Speed, "speed", 0, "sim: 0 runs scenario time virtually (it advances only when the bench has nothing left\n"+
+		"to do at the current instant: load never changes a schedule); N > 0 runs it N times faster than\n"+
+		"real time instead (1 is real time)")
 	fs.StringVar(&s.Prefix, "prefix", "", "key prefix the run confines itself to, ending in / (default <run-id>/; external: fencebench/<run-id>/);\n"+
 		"the run claims it with a marker object; a prefix that holds objects, or whose parent or sub-prefix another\n"+
 		"run claims, is refused")

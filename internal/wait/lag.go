@@ -19,9 +19,14 @@ type Lag struct {
 }
 
 // WatchLag starts measuring the lag of the clock's run, waking every tick of scenario time
-// (at least every millisecond of real time). Stop ends it.
+// (at least every millisecond of real time). Stop ends it. A virtual clock never falls
+// behind its schedule: its Lag stays zero.
 func (c *Clock) WatchLag(tick time.Duration) *Lag {
 	l := &Lag{stop: make(chan struct{}), done: make(chan struct{})}
+	if c.IsVirtual() {
+		close(l.done)
+		return l
+	}
 	real := max(c.Real(tick), time.Millisecond)
 	go func() {
 		defer close(l.done)
