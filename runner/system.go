@@ -200,7 +200,8 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 		errs = append(errs, fmt.Sprintf("system %s does not declare capability %q: the final read is how the bench learns what the store holds", h.Name, system.CapRead))
 	}
 	for _, w := range sc.Writers {
-		if w.Role == "primary" {
+		if w.Role == "primary" && !h.Has(system.CapSelfElect) {
+			// A system that elects itself has its primary started first instead.
 			need(w.Pos, "writer "+w.ID+" (a primary at term "+strconv.FormatInt(w.Term, 10)+")", system.CapPromote)
 		}
 	}
@@ -391,19 +392,31 @@ func (sc *sysCell) run(ctx context.Context) error {
 
 	// The nodes start side by side, and the schedule's clock starts once they all answered
 	// init: a system's start-up (an interpreter importing its SDK) does not eat the schedule.
-	errs := make([]error, len(s.Writers))
-	var starting sync.WaitGroup
-	for i, w := range s.Writers {
-		starting.Add(1)
-		go func() { defer starting.Done(); errs[i] = sc.launch(ctx, w.ID, w.ID) }()
+	// A system that elects itself has its primaries started first, and the others once
+	// each primary reported owner, so that the scenario's primary is the first owner.
+	selfElect := !sc.hello.Has(system.CapPromote) && sc.hello.Has(system.CapSelfElect)
+	var first, rest []scenarios.Writer
+	for _, w := range s.Writers {
+		if selfElect && w.Role == "primary" {
+			first = append(first, w)
+		} else {
+			rest = append(rest, w)
+		}
 	}
-	starting.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := sc.launchAll(ctx, first); err != nil {
+		return err
+	}
+	for _, w := range first {
+		if !sc.awaitOwner(ctx, w.ID, 20*time.Second) {
+			return harnessf("node %s (the scenario's primary) never reported owner within 20s of its start", w.ID)
+		}
+	}
+	if err := sc.launchAll(ctx, rest); err != nil {
 		return err
 	}
 	sc.zero = sc.rec.Now()
 	for _, w := range s.Writers {
-		if w.Role == "primary" {
+		if w.Role == "primary" && !selfElect {
 			sc.promote(ctx, w.ID, w.Term)
 		}
 	}
@@ -488,6 +501,34 @@ func (sc *sysCell) run(ctx context.Context) error {
 	sc.res.Result = res
 	sc.res.Verdict = res.Verdict
 	return nil
+}
+
+// launchAll starts the nodes of ws side by side.
+func (sc *sysCell) launchAll(ctx context.Context, ws []scenarios.Writer) error {
+	errs := make([]error, len(ws))
+	var starting sync.WaitGroup
+	for i, w := range ws {
+		starting.Add(1)
+		go func() { defer starting.Done(); errs[i] = sc.launch(ctx, w.ID, w.ID) }()
+	}
+	starting.Wait()
+	return errors.Join(errs...)
+}
+
+// awaitOwner waits until writer reported owner.
+func (sc *sysCell) awaitOwner(ctx context.Context, writer string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		sc.mu.Lock()
+		n := sc.nodes[writer]
+		ok := n != nil && len(n.ownerAt) > 0
+		sc.mu.Unlock()
+		if ok {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
 }
 
 // launch starts the node of writer (node id nodeID, its path) and records its events.
