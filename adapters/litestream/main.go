@@ -9,7 +9,8 @@
 // the op to the log as wal/<position> (position: one past the last entry it knows of, read
 // from a listing when it won the lease) and acknowledges at the lease's generation. The data
 // writes carry no fencing check: a write that stalls past the TTL lands after a successor took
-// the lease and can overwrite the successor's entry at the same position.
+// the lease and read the log's tail, so the old and the new owner write the same position and
+// whichever lands last erases the other's acknowledged op.
 //
 // A read lists wal/ and returns every op id of every entry.
 package main
