@@ -76,7 +76,9 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 // took over: resumed is true and the instance owns the chain again. A refused CAS or a
 // vanished key means the target adopted or a higher term swept the key: the instance stands
 // down (resumed false, err nil, and it is fenced from then on). An unknown outcome is
-// resolved by identity; unresolved it is ErrRetryable. A fenced instance, or one holding no
+// resolved by identity; unresolved it is ErrRetryable, and a retry that the unknown revert
+// itself refuses is recognised by identity too (the key holds this instance's write at the
+// attempted seq: it resumes). A fenced instance, or one holding no
 // token, answers (false, nil). After a Transfer that returned ErrRetryable, Revert presents
 // the token held before the transfer: it resumes if the transfer never landed.
 func (f *Fence) Revert(ctx context.Context) (resumed bool, err error) {
@@ -98,10 +100,26 @@ func (f *Fence) Revert(ctx context.Context) (resumed bool, err error) {
 	}
 	attempted := f.next(f.seq)
 	etag, err := f.o.Store.PutIfMatch(ctx, f.key, f.body(f.o.AllocationID, attempted), token)
+	earlier := f.unresolved == attempted
+	f.unresolved = 0
 	switch f.classify(err) {
 	case applied:
 		f.setToken(etag, attempted)
-	case refused, gone:
+	case refused:
+		// A retry after a revert whose outcome stayed unknown may be refused by that very
+		// revert: the key then holds this instance's own write at the attempted seq, and it
+		// owns the chain again.
+		if earlier && f.o.Variant != RevertRetryBlind {
+			if rerr, decided := f.refusedAfterUnknown(ctx, op, attempted, f.o.AllocationID, err); decided {
+				if rerr != nil {
+					return false, rerr
+				}
+				break
+			}
+		}
+		f.fence(op, "stood down: the key moved past the retained token (the target adopted, or a higher term swept it)"+f.diagnose(ctx), err)
+		return false, nil
+	case gone:
 		// Standing down is the expected answer when the target took over; it is not an
 		// error. The instance still never writes again.
 		f.fence(op, "stood down: the key moved past the retained token (the target adopted, or a higher term swept it)"+f.diagnose(ctx), err)
@@ -114,6 +132,9 @@ func (f *Fence) Revert(ctx context.Context) (resumed bool, err error) {
 		return false, f.harnessErr(op, err)
 	default:
 		if err := f.resolve(ctx, op, attempted, f.o.AllocationID, err); err != nil {
+			if stillUnknown(err) {
+				f.unresolved = attempted
+			}
 			return false, err
 		}
 	}

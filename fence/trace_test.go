@@ -28,6 +28,7 @@ var traces = []trace{
 	{"aborted-handoff-after-target-wrote", []Variant{RevertWithFreshToken}, traceAbortAfterTargetWrote},
 	{"lost-transfer-response", []Variant{NoAdoptionOnTransfer}, traceLostTransferResponse},
 	{"lost-revert-response", []Variant{AmbiguousIsFenced}, traceLostRevertResponse},
+	{"lost-revert-answer-unresolved", []Variant{RevertRetryBlind}, traceLostRevertUnresolved},
 	{"higher-term-mid-relocation", []Variant{RecreateOn404}, traceHigherTermMidRelocation},
 	{"swept-key-404-vs-412", []Variant{NotFoundIsRetryable}, traceSweptKey404vs412},
 	{"segment-gates", []Variant{NoSegmentGates, CollectionFailsOpen, PublishFailsClosed}, traceSegmentGates},

@@ -47,6 +47,7 @@ const (
 	RevertStandsDown          Variant = "revert-stands-down"
 	ResumeStaysBlocked        Variant = "resume-stays-blocked"
 	TargetRefusesEmptyShard   Variant = "target-refuses-empty-shard"
+	RevertRetryBlind          Variant = "revert-retry-blind"
 )
 
 // Reader says who reads a variant's switch.
@@ -106,6 +107,8 @@ var registry = []VariantInfo{
 		"operation block: nothing is fenced, stood down or lost, and nothing is served", ReadByCaller},
 	{TargetRefusesEmptyShard, "a relocation target takes a store with no published segment reference set (a shard that " +
 		"never refreshed) for a failed hydration and gives the handoff up, although the handoff carries its source's set", ReadByCaller},
+	{RevertRetryBlind, "a revert retried after an unknown outcome takes the refusal by its own landed revert for the target's " +
+		"adoption and stands down: a lost revert answer and a failed read-back leave the chain with nobody serving", ReadByProtocol},
 }
 
 // Variants lists every registered variant in a stable order, Correct first.

@@ -42,12 +42,31 @@ type Exploration struct {
 	// that failure's shrunk scenario did not replay its violation on every replay.
 	Resumed  int               `json:"resumed,omitempty"`
 	Coverage Coverage          `json:"coverage"`
+	// Reach is what the schedules reached, by feature (see explore.Features).
+	Reach *Reach `json:"reach,omitempty"`
 	Failures []ExploredFailure `json:"failures,omitempty"`
 	// ErrorSamples are a few harness errors, each with the seed that hit it.
 	ErrorSamples []string `json:"error_samples,omitempty"`
 	// InconclusiveWhy counts the inconclusive schedules by the checker's first reason, its
 	// numbers blanked ("only # ops acknowledged").
 	InconclusiveWhy map[string]int `json:"inconclusive_why,omitempty"`
+}
+
+// Reach is how far an exploration's schedules got, by the features explore.Features names: how
+// many distinct features they reached, how many of each class ("rule", "pair", "seq", "depth",
+// ...), the 1-based index of the first schedule that reached a feature of each class, and the
+// count of distinct features after each tenth of the schedules (Curve). Kept is how many
+// schedules were first to reach some feature. Guided is set when the exploration was
+// coverage-guided; Mutated is then how many schedules were mutations of kept ones rather
+// than fresh draws.
+type Reach struct {
+	Guided   bool           `json:"guided"`
+	Features int            `json:"features"`
+	ByClass  map[string]int `json:"by_class,omitempty"`
+	FirstOf  map[string]int `json:"first_of,omitempty"`
+	Kept     int            `json:"kept"`
+	Mutated  int            `json:"mutated"`
+	Curve    []int          `json:"curve,omitempty"`
 }
 
 // Coverage counts which fault kinds met which protocol phases across an exploration: a fault

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -33,6 +34,8 @@ type exploreView struct {
 	FirstHref    string         `json:"first_href,omitempty"`
 	Banner       banner         `json:"banner"`
 	Coverage     coverageView   `json:"coverage"`
+	// Reach says how far the schedules got, by feature ("" when not recorded).
+	Reach string `json:"reach,omitempty"`
 	Groups       []failureGroup `json:"groups"`
 	ErrorSamples []string       `json:"error_samples,omitempty"`
 }
@@ -69,7 +72,7 @@ func buildExploreView(x *outcome.Exploration) exploreView {
 	v := exploreView{
 		ID: x.ID, Started: fmtWall(x.Started), Duration: fmtDur(x.Duration),
 		Stack: x.Stack, Confirm: x.Confirm, Variant: x.Variant, Client: x.Client,
-		Seed: fmtSeed(x.Seed), Budget: x.Budget, Schedules: x.Schedules,
+		Seed: fmtSeed(x.Seed), Budget: x.Budget, Schedules: x.Schedules, Reach: reachLine(x.Reach),
 		Rate: fmt.Sprintf("%.1f schedules/s", x.Rate), Stopped: stoppedText(x),
 		Passed: x.Passed, Failed: x.Failed, Inconclusive: x.Inconclusive, Errors: x.Errors,
 		FirstFailure: x.FirstFailure,
@@ -192,4 +195,32 @@ func stoppedText(x *outcome.Exploration) string {
 		return x.Stopped
 	}
 	return fmt.Sprintf("%s (went on past %d earlier failure(s) whose shrunk scenario did not replay every time)", x.Stopped, x.Resumed)
+}
+
+// reachLine says how far the schedules got, "" when the exploration did not record it.
+func reachLine(g *outcome.Reach) string {
+	if g == nil {
+		return ""
+	}
+	mode := "random draws"
+	if g.Guided {
+		mode = fmt.Sprintf("coverage-guided (%d schedules were mutations of kept ones)", g.Mutated)
+	}
+	s := fmt.Sprintf("%s: %d distinct features reached", mode, g.Features)
+	if len(g.ByClass) > 0 {
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(g.ByClass)) {
+			parts = append(parts, fmt.Sprintf("%s %d (first at schedule %d)", c, g.ByClass[c], g.FirstOf[c]))
+		}
+		s += " — " + strings.Join(parts, ", ")
+	}
+	s += fmt.Sprintf("; %d schedules were first to reach one", g.Kept)
+	if len(g.Curve) > 0 {
+		parts := make([]string, len(g.Curve))
+		for i, n := range g.Curve {
+			parts[i] = fmt.Sprint(n)
+		}
+		s += "; distinct features after each tenth of the schedules: " + strings.Join(parts, ", ")
+	}
+	return s
 }

@@ -62,6 +62,11 @@ type ExploreOptions struct {
 	// exploration goes on from the next schedule, within the same budget, until a failure
 	// replays fully or the budget ends. A kill nobody can replay is weak evidence.
 	StopAtFirst bool
+	// Guided makes the exploration coverage-guided: about half the schedules, once some
+	// reached features no earlier one had, are mutations of those (explore.Corpus) instead of
+	// fresh draws. The schedules then depend on what earlier ones reached, so a guided
+	// exploration's shards are not the parts of one guided exploration.
+	Guided      bool
 	Logger      *slog.Logger
 	// Progress, when set, is called after every schedule.
 	Progress func(done, total, failed int)
@@ -91,6 +96,7 @@ type exploration struct {
 	cut    []int         // schedule indices a loop's end cut short, run first by the next loop
 	looped time.Duration // wall time spent running schedules, shrinking excluded
 	shrunk int           // e.found[:shrunk] were grouped and shrunk by an earlier failures call
+	corpus *explore.Corpus // what the schedules reached; guided exploration mutates its schedules
 }
 
 // Explore generates schedules from seeds, runs each on o.Env, judges it with the checker,
@@ -125,6 +131,8 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 	if s := o.Shard; s != nil {
 		e.x.ShardK, e.x.ShardN = s.K, s.N
 	}
+	e.corpus = explore.NewCorpus()
+	e.x.Reach = &outcome.Reach{Guided: o.Guided}
 	e.loop(ctx)
 	e.failures(ctx)
 	for e.o.StopAtFirst && e.o.Shrink > 0 && e.x.Stopped == "first failure" && !e.replayed() && ctx.Err() == nil {
@@ -270,7 +278,14 @@ func (e *exploration) loop(ctx context.Context) {
 // schedule generates, runs and judges schedule i; true when it failed.
 func (e *exploration) schedule(ctx context.Context, i int) bool {
 	seed := e.o.Seed + uint64(i)
-	sc, err := explore.Generate(seed, explore.GenOptions{Variant: fence.Variant(e.o.Variant)})
+	gen := explore.GenOptions{Variant: fence.Variant(e.o.Variant)}
+	var sc *scenarios.Scenario
+	var err error
+	if e.o.Guided {
+		sc, err = e.corpus.Next(seed, gen)
+	} else {
+		sc, err = explore.Generate(seed, gen)
+	}
 	if err != nil {
 		e.note(i, seed, "generate: "+err.Error())
 		return false
@@ -289,10 +304,20 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 	}
 	cov := explore.CoverageOf(sc, res.Events, res.Ledger)
 	violated := violatedBy(res)
+	if res.Verdict != checker.Error {
+		e.corpus.Add(sc, explore.Features(sc, res.Events, res.Ledger))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.x.Schedules++
 	e.x.Coverage.Merge(cov)
+	if g := e.x.Reach; g != nil {
+		g.Features, g.Kept, g.Mutated = e.corpus.Seen(), e.corpus.Kept(), e.corpus.Mutated()
+		g.ByClass, g.FirstOf = e.corpus.Classes()
+		if tenth := max(1, e.o.Schedules/10); e.o.Schedules > 0 && e.x.Schedules%tenth == 0 {
+			g.Curve = append(g.Curve, g.Features)
+		}
+	}
 	failed := false
 	switch res.Verdict {
 	case checker.Pass:

@@ -168,6 +168,9 @@ func decodeHTTP(d *decoder, pr *Params) {
 	if _, given := d.f["delay"]; r.Action == faults.Delay && !given && d.n.Kind == yaml.MappingNode {
 		p.errf(d.n, path+".delay", "missing: action delay needs a delay like 500ms")
 	}
+	if r.Action == faults.FailDeleteKeys && r.Method != "" && r.Method != "POST" {
+		p.errf(d.n, path+".match.method", "action fail-delete-keys fails keys of a DeleteObjects batch (POST): method %s never carries one", r.Method)
+	}
 }
 
 // match decodes a rule's request criteria.

@@ -28,6 +28,7 @@ type exploreFlags struct {
 	confirm           string
 	jobs, replays, sh int
 	first, verbose    bool
+	guided            bool
 	shard             string
 }
 
@@ -44,6 +45,8 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&x.replays, "replays", 20, "replays of each shrunk failure on the exploring stack")
 	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm (0: none)")
 	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule (with --shrink: the first whose shrunk scenario replays on every replay)")
+	fs.BoolVar(&x.guided, "guided", false, "coverage-guided: about half the schedules mutate earlier ones that reached new coverage\n"+
+		"(protocol phase x fault x writer role, orderings of protocol events) instead of drawing afresh")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
 	fs.StringVar(&x.shard, "shard", "", "K/N, K from 0: run only schedules i with i mod N = K (N machines with the same --seed and\n--schedules explore exactly what one would)")
 }
@@ -143,7 +146,7 @@ func (x *exploreFlags) options(st *env.Opened, sf stackFlags, log *slog.Logger, 
 	}
 	o := runner.ExploreOptions{Out: x.out, ID: x.runID, Env: st.Env, Prefix: st.Prefix, Variant: x.variant,
 		Client: x.client, Seed: x.seed, Schedules: x.schedules, For: x.dur, Jobs: x.jobs, Replays: x.replays,
-		Shard: shard, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Command: command, Logger: log}
+		Shard: shard, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Guided: x.guided, Command: command, Logger: log}
 	if x.confirm != "none" {
 		o.ConfirmStack = x.confirm
 		co := sf.Options
