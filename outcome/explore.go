@@ -40,10 +40,10 @@ type Exploration struct {
 	Stopped string `json:"stopped"`
 	// Resumed counts the times an exploration stopping at its first failure went on because
 	// that failure's shrunk scenario did not replay its violation on every replay.
-	Resumed  int               `json:"resumed,omitempty"`
-	Coverage Coverage          `json:"coverage"`
+	Resumed  int      `json:"resumed,omitempty"`
+	Coverage Coverage `json:"coverage"`
 	// Reach is what the schedules reached, by feature (see explore.Features).
-	Reach *Reach `json:"reach,omitempty"`
+	Reach    *Reach            `json:"reach,omitempty"`
 	Failures []ExploredFailure `json:"failures,omitempty"`
 	// ErrorSamples are a few harness errors, each with the seed that hit it.
 	ErrorSamples []string `json:"error_samples,omitempty"`

@@ -30,12 +30,12 @@ type exploreView struct {
 	Errors       int    `json:"errors"`
 	// FirstFailure is the first failing schedule's index, 0 when none failed; FirstHref its
 	// failure's anchor on the page when the failure is listed.
-	FirstFailure int            `json:"first_failure"`
-	FirstHref    string         `json:"first_href,omitempty"`
-	Banner       banner         `json:"banner"`
-	Coverage     coverageView   `json:"coverage"`
+	FirstFailure int          `json:"first_failure"`
+	FirstHref    string       `json:"first_href,omitempty"`
+	Banner       banner       `json:"banner"`
+	Coverage     coverageView `json:"coverage"`
 	// Reach says how far the schedules got, by feature ("" when not recorded).
-	Reach string `json:"reach,omitempty"`
+	Reach        string         `json:"reach,omitempty"`
 	Groups       []failureGroup `json:"groups"`
 	ErrorSamples []string       `json:"error_samples,omitempty"`
 }

@@ -66,8 +66,8 @@ type ExploreOptions struct {
 	// reached features no earlier one had, are mutations of those (explore.Corpus) instead of
 	// fresh draws. The schedules then depend on what earlier ones reached, so a guided
 	// exploration's shards are not the parts of one guided exploration.
-	Guided      bool
-	Logger      *slog.Logger
+	Guided bool
+	Logger *slog.Logger
 	// Progress, when set, is called after every schedule.
 	Progress func(done, total, failed int)
 	Command  string
@@ -92,10 +92,10 @@ type exploration struct {
 	mu     sync.Mutex
 	found  []found
 	errors []string
-	next   int           // the next schedule index the loop hands out, across resumed loops
-	cut    []int         // schedule indices a loop's end cut short, run first by the next loop
-	looped time.Duration // wall time spent running schedules, shrinking excluded
-	shrunk int           // e.found[:shrunk] were grouped and shrunk by an earlier failures call
+	next   int             // the next schedule index the loop hands out, across resumed loops
+	cut    []int           // schedule indices a loop's end cut short, run first by the next loop
+	looped time.Duration   // wall time spent running schedules, shrinking excluded
+	shrunk int             // e.found[:shrunk] were grouped and shrunk by an earlier failures call
 	corpus *explore.Corpus // what the schedules reached; guided exploration mutates its schedules
 }
 
