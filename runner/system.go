@@ -205,6 +205,9 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 			need(w.Pos, "writer "+w.ID+" (a primary at term "+strconv.FormatInt(w.Term, 10)+")", system.CapPromote)
 		}
 	}
+	if sc.Store.AllowUnenforced {
+		errs = append(errs, "store.allow_unenforced: the scenario emulates a store the bench refuses before any writer starts; a system run has no such pre-flight of its own")
+	}
 	for _, st := range sc.Steps {
 		what := fmt.Sprintf("steps[%d] (%s)", st.Index, st.Action)
 		spec := st.Spec()
@@ -263,20 +266,31 @@ type sysCell struct {
 	hello system.Hello
 	zero  time.Duration // when the schedule started, on the recorder's clock
 
-	mu       sync.Mutex
-	harness  []error
-	nodes    map[string]*sysNode // by writer id (a restart's incarnation has its own)
-	node     map[string]string   // writer id -> node id (its path and its process's id)
-	held     map[string]*faults.Set
-	primary  string
-	owner    string // the writer that reported owner last (self-elect routing)
-	counts   map[string]map[history.SignalKind]int
-	arrived  map[int]bool
-	sent     map[int64]bool
-	maxTerm  int64
+	mu      sync.Mutex
+	harness []error
+	nodes   map[string]*sysNode // by writer id (a restart's incarnation has its own)
+	node    map[string]string   // writer id -> node id (its path and its process's id)
+	held    map[string]*faults.Set
+	primary string
+	owner   string // the writer that reported owner last (self-elect routing)
+	counts  map[string]map[history.SignalKind]int
+	arrived map[int]bool
+	sent    map[int64]bool
+	maxTerm int64
+	// promoting is, per writer, the promotion in flight: its term and when it was sent (the
+	// claim an owner event reports started then).
+	promoting map[string]promotion
+	// stale is the writer client 0 keeps writing to (a client with a stale routing table),
+	// "" once it learned to look again.
+	stale    string
 	stopping bool
 	bg       sync.WaitGroup
 	nextOp   int64
+}
+
+type promotion struct {
+	term   int64
+	invoke time.Duration
 }
 
 type sysNode struct {
@@ -314,7 +328,8 @@ func (r *runner) systemCell(ctx context.Context, c Cell, so SystemOptions, hello
 	ctx, sink := guard.New(ctx)
 	sc := &sysCell{r: r, c: c, so: so, res: res, log: r.log.With("cell", c.ID()), guard: sink, hello: hello,
 		nodes: map[string]*sysNode{}, node: map[string]string{}, held: map[string]*faults.Set{},
-		counts: map[string]map[history.SignalKind]int{}, arrived: map[int]bool{}, sent: map[int64]bool{}}
+		counts: map[string]map[history.SignalKind]int{}, arrived: map[int]bool{}, sent: map[int64]bool{},
+		promoting: map[string]promotion{}}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Verdict = checker.Error
@@ -426,7 +441,7 @@ func (sc *sysCell) run(ctx context.Context) error {
 		every := time.Duration(float64(time.Second) * float64(s.Traffic.Clients) / s.Traffic.Rate)
 		for i := 0; i < s.Traffic.Clients; i++ {
 			traffic.Add(1)
-			sc.guard.Go("a client of the system", func() { sc.client(tctx, every) }, traffic.Done)
+			sc.guard.Go("a client of the system", func() { sc.client(tctx, every, i) }, traffic.Done)
 		}
 	}
 	for _, st := range s.Steps {
@@ -582,6 +597,7 @@ func (sc *sysCell) onEvent(writer string, e system.Event) {
 	sc.mu.Lock()
 	n := sc.nodes[writer]
 	sc.noteTerm(e.Term)
+	pr, promoting := sc.promoting[writer]
 	switch e.Event {
 	case system.EventOwner:
 		if n != nil {
@@ -596,7 +612,13 @@ func (sc *sysCell) onEvent(writer string, e system.Event) {
 	sc.mu.Unlock()
 	switch e.Event {
 	case system.EventOwner:
-		sc.record(history.Event{Kind: history.Claim, Writer: writer, Term: e.Term, Outcome: history.OK, Detail: "owner"})
+		ev := history.Event{Kind: history.Claim, Writer: writer, Term: e.Term, Outcome: history.OK, Detail: "owner"}
+		if promoting && pr.term == e.Term {
+			// The claim began when the promotion was sent: a rival it fenced may hear of it
+			// before the node reports owner.
+			ev.Invoke = max(pr.invoke, 1)
+		}
+		sc.record(ev)
 		sc.signal(writer, history.SigClaimed)
 	case system.EventFenced:
 		sc.record(history.Event{Kind: history.Fenced, Writer: writer, Term: e.Term, Outcome: history.FencedOut, Err: e.Text})
@@ -617,21 +639,37 @@ func (sc *sysCell) promote(ctx context.Context, writer string, term int64) {
 	sc.mu.Unlock()
 	sc.background(func() {
 		sp := sc.rec.Begin(history.Event{Kind: history.Promote, Writer: writer, Term: term})
+		sc.mu.Lock()
+		sc.promoting[writer] = promotion{term: term, invoke: sp.Event().Invoke}
+		sc.mu.Unlock()
 		err := n.h.Promote(ctx, term)
+		sc.mu.Lock()
+		delete(sc.promoting, writer)
+		reported := n.ownerAt[term]
+		if err == nil && !n.crashed {
+			sc.primary = writer
+		}
+		sc.mu.Unlock()
+		// A claim the node did not report as owner is recorded from the promotion's answer:
+		// its promote_ok is the acquisition, a refusal or an unknown outcome a claim that
+		// did not succeed (it may still have superseded others on its way).
+		claim := func(o history.Outcome, err error) {
+			if reported {
+				return
+			}
+			e := *sp.Event()
+			c := history.Event{Kind: history.Claim, Writer: writer, Term: term, Outcome: o,
+				Invoke: max(e.Invoke, 1), Complete: max(e.Complete, e.Invoke, 1), Detail: "promote"}
+			if err != nil {
+				c.Err = err.Error()
+			}
+			sc.record(c)
+		}
 		switch {
 		case err == nil:
 			sp.End(history.OK, nil)
-			sc.mu.Lock()
-			reported := n.ownerAt[term]
-			if !n.crashed {
-				sc.primary = writer
-			}
-			sc.mu.Unlock()
+			claim(history.OK, nil)
 			if !reported {
-				// The node did not report owner itself: its promote_ok is the acquisition.
-				e := *sp.Event()
-				sc.record(history.Event{Kind: history.Claim, Writer: writer, Term: term, Outcome: history.OK,
-					Invoke: e.Invoke, Complete: e.Complete, Detail: "promote"})
 				sc.signal(writer, history.SigClaimed)
 			}
 			sc.signal(writer, history.SigPromoted)
@@ -640,18 +678,31 @@ func (sc *sysCell) promote(ctx context.Context, writer string, term int64) {
 			sc.fail(err)
 		case system.CodeOf(err) == system.CodeFenced:
 			sp.End(history.FencedOut, err)
+			claim(history.FencedOut, err)
 		case system.CodeOf(err) != "":
 			sp.End(history.Fail, err)
+			claim(history.Fail, err)
 		default:
 			sp.End(history.Ambiguous, err)
+			claim(history.Ambiguous, err)
 		}
 	})
 }
 
-// client sends writes to the copy it believes primary, one at a time, every interval.
-func (sc *sysCell) client(ctx context.Context, every time.Duration) {
+// maxInFlight bounds the writes one client has waiting for an answer (a paused node's pile).
+const maxInFlight = 32
+
+// client sends a write every interval, without waiting for the answers of the earlier ones
+// (at most maxInFlight outstanding), to the copy it believes primary: the one last promoted,
+// or the last that reported owner. Client 0 has a stale routing table: it keeps writing to the
+// copy it chose until that copy refuses a write (fenced, not owner) or crashes, so a
+// superseded copy still hears from a client, as a zombie would.
+func (sc *sysCell) client(ctx context.Context, every time.Duration, idx int) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	sem := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -663,8 +714,21 @@ func (sc *sysCell) client(ctx context.Context, every time.Duration) {
 		if target == "" || (sc.nodes[target] != nil && sc.nodes[target].crashed) {
 			target = sc.owner
 		}
+		if idx == 0 {
+			if n := sc.nodes[sc.stale]; n != nil && !n.crashed {
+				target = sc.stale
+			} else {
+				sc.stale = target
+			}
+		}
 		n := sc.nodes[target]
 		if n == nil || n.crashed {
+			sc.mu.Unlock()
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
 			sc.mu.Unlock()
 			continue
 		}
@@ -673,28 +737,45 @@ func (sc *sysCell) client(ctx context.Context, every time.Duration) {
 		sc.sent[op] = true
 		sc.mu.Unlock()
 		sent := sc.rec.Record(history.Event{Kind: history.Op, Writer: target, Ops: []int64{op}, Outcome: history.OK}).Invoke
-		// A write in flight when traffic stops still gets its answer: the wind-down waits for
-		// it (the node's answer timeout bounds it).
-		term, err := n.h.Write(context.WithoutCancel(ctx), op, "op-"+strconv.FormatInt(op, 10))
-		switch {
-		case err == nil:
-			sc.mu.Lock()
-			sc.noteTerm(term)
-			sc.mu.Unlock()
-			sc.record(history.Event{Kind: history.Ack, Writer: target, Term: term, Ops: []int64{op}, Invoke: sent,
-				Complete: max(sc.rec.Now(), sent), Outcome: history.OK})
-			sc.signal(target, history.SigAcked)
-		case system.IsHarness(err):
-			sc.fail(err)
-			return
-		case system.CodeOf(err) == system.CodeFenced:
-			sc.mu.Lock()
-			first := !n.fenced
-			n.fenced = true
-			sc.mu.Unlock()
-			if first {
-				sc.signal(target, history.SigFenced)
-			}
+		wg.Add(1)
+		sc.guard.Go("a write of a client of the system", func() { sc.write(ctx, n, target, op, sent, idx) }, func() {
+			<-sem
+			wg.Done()
+		})
+	}
+}
+
+// write sends one write and records its answer. A write in flight when traffic stops still
+// gets its answer: the wind-down waits for it (the node's answer timeout bounds it).
+func (sc *sysCell) write(ctx context.Context, n *sysNode, target string, op int64, sent time.Duration, idx int) {
+	term, at, err := n.h.WriteAt(context.WithoutCancel(ctx), op, "op-"+strconv.FormatInt(op, 10))
+	// The answer is placed where it was read, in the order of the node's output (an event
+	// printed after it is recorded after it), not when this goroutine got to it.
+	answered := min(max(at.Sub(sc.rec.Start()), sent), sc.rec.Now())
+	if c := system.CodeOf(err); idx == 0 && err != nil && c != system.CodeUnknown {
+		sc.mu.Lock()
+		if sc.stale == target {
+			sc.stale = ""
+		}
+		sc.mu.Unlock()
+	}
+	switch {
+	case err == nil:
+		sc.mu.Lock()
+		sc.noteTerm(term)
+		sc.mu.Unlock()
+		sc.record(history.Event{Kind: history.Ack, Writer: target, Term: term, Ops: []int64{op}, Invoke: sent,
+			Complete: max(answered, sent, 1), Outcome: history.OK})
+		sc.signal(target, history.SigAcked)
+	case system.IsHarness(err):
+		sc.fail(err)
+	case system.CodeOf(err) == system.CodeFenced:
+		sc.mu.Lock()
+		first := !n.fenced
+		n.fenced = true
+		sc.mu.Unlock()
+		if first {
+			sc.signal(target, history.SigFenced)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrUnsupported is a process fault a launcher cannot inflict (pausing a node that runs
@@ -14,6 +15,10 @@ var ErrUnsupported = errors.New("not supported by this launcher")
 // Handle is a started node as the runner drives it.
 type Handle interface {
 	Node
+	// WriteAt is Write, also saying when the answer arrived: for a process, when its line was
+	// read (in the order of the node's stdout, events included); in process, when the node
+	// returned.
+	WriteAt(ctx context.Context, op int64, payload string) (term int64, at time.Time, err error)
 	// Hello is the node's answer to init.
 	Hello() Hello
 	// Err is the node's first harness error, nil while it behaves.
@@ -111,13 +116,19 @@ func (h *goHandle) both(ctx context.Context) (context.Context, context.CancelFun
 }
 
 func (h *goHandle) Write(ctx context.Context, op int64, payload string) (int64, error) {
+	t, _, err := h.WriteAt(ctx, op, payload)
+	return t, err
+}
+
+func (h *goHandle) WriteAt(ctx context.Context, op int64, payload string) (int64, time.Time, error) {
 	c, done := h.both(ctx)
 	defer done()
 	t, err := h.n.Write(c, op, payload)
+	at := time.Now()
 	if e := h.killed(); e != nil {
-		return 0, e
+		return 0, at, e
 	}
-	return t, err
+	return t, at, err
 }
 
 func (h *goHandle) Promote(ctx context.Context, term int64) error {

@@ -88,6 +88,7 @@ type Proc struct {
 type call struct {
 	req   Message
 	reply chan Message
+	at    time.Time // when the reply's line was read
 }
 
 // StartProc starts node cfg.Node of the command and performs the init handshake. emit (may
@@ -287,6 +288,7 @@ func (p *Proc) readLoop(stdout io.Reader) {
 			p.fail(&HarnessError{Node: p.id, Line: d.Line(), Msg: msg})
 			continue
 		}
+		c.at = time.Now()
 		c.reply <- m
 	}
 }
@@ -315,15 +317,36 @@ func (p *Proc) wasKilled() bool {
 // call sends m as a request and waits for its answer: at most timeout of the node's running
 // time (paused time does not count), or until ctx ends.
 func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Message, error) {
+	rep, _, err := p.callAt(ctx, m, timeout)
+	return rep, err
+}
+
+// callAt is call, also saying when the answer's line was read (now when there was none).
+func (p *Proc) callAt(ctx context.Context, m Message, timeout time.Duration) (rep Message, at time.Time, err error) {
+	var c *call
+	defer func() {
+		switch {
+		case err == nil && c != nil:
+			at = c.at
+		default:
+			at = time.Now()
+		}
+	}()
+	rep, c, err = p.exchange(ctx, m, timeout)
+	return rep, at, err
+}
+
+// exchange sends m and waits for its answer.
+func (p *Proc) exchange(ctx context.Context, m Message, timeout time.Duration) (Message, *call, error) {
 	p.mu.Lock()
 	if p.failure != nil {
 		err := p.failure
 		p.mu.Unlock()
-		return Message{}, err
+		return Message{}, nil, err
 	}
 	if p.killed {
 		p.mu.Unlock()
-		return Message{}, ErrCrashed
+		return Message{}, nil, ErrCrashed
 	}
 	p.nextID++
 	m.ID = p.nextID
@@ -337,7 +360,7 @@ func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Mess
 	}()
 	if err := p.enc.Send(m); err != nil {
 		if p.wasKilled() {
-			return Message{}, ErrCrashed
+			return Message{}, nil, ErrCrashed
 		}
 		// The node closed its stdin or died: its own end says why, when it comes.
 		select {
@@ -345,9 +368,9 @@ func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Mess
 		case <-time.After(time.Second):
 		}
 		if e := p.Err(); e != nil {
-			return Message{}, e
+			return Message{}, nil, e
 		}
-		return Message{}, p.fail(&HarnessError{Node: p.id, Msg: "does not read its stdin: " + err.Error()})
+		return Message{}, nil, p.fail(&HarnessError{Node: p.id, Msg: "does not read its stdin: " + err.Error()})
 	}
 	left := timeout
 	for {
@@ -356,14 +379,14 @@ func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Mess
 		p.mu.Unlock()
 		select {
 		case rep := <-c.reply:
-			return rep, nil
+			return rep, c, nil
 		default:
 		}
 		switch {
 		case failure != nil:
-			return Message{}, failure
+			return Message{}, nil, failure
 		case killed:
-			return Message{}, ErrCrashed
+			return Message{}, nil, ErrCrashed
 		}
 		var tick <-chan time.Time
 		var t *time.Timer
@@ -377,19 +400,19 @@ func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Mess
 			if t != nil {
 				t.Stop()
 			}
-			return rep, nil
+			return rep, c, nil
 		case <-ctx.Done():
 			if t != nil {
 				t.Stop()
 			}
-			return Message{}, ctx.Err()
+			return Message{}, nil, ctx.Err()
 		case <-change:
 			if t != nil {
 				t.Stop()
 				left -= time.Since(started)
 			}
 		case <-tick:
-			return Message{}, p.fail(&HarnessError{Node: p.id,
+			return Message{}, nil, p.fail(&HarnessError{Node: p.id,
 				Msg: fmt.Sprintf("never answered %s request %d within %s while running", m.Type, m.ID, timeout)})
 		}
 	}
@@ -397,14 +420,21 @@ func (p *Proc) call(ctx context.Context, m Message, timeout time.Duration) (Mess
 
 // Write implements Node.
 func (p *Proc) Write(ctx context.Context, op int64, payload string) (int64, error) {
-	rep, err := p.call(ctx, Message{Type: TypeWrite, Op: op, Payload: payload}, p.o.answer())
+	t, _, err := p.WriteAt(ctx, op, payload)
+	return t, err
+}
+
+// WriteAt is Write, also saying when the answer's line was read: in the order of the node's
+// stdout, so an answer printed before an event was read before it.
+func (p *Proc) WriteAt(ctx context.Context, op int64, payload string) (int64, time.Time, error) {
+	rep, at, err := p.callAt(ctx, Message{Type: TypeWrite, Op: op, Payload: payload}, p.o.answer())
 	if err != nil {
-		return 0, err
+		return 0, at, err
 	}
 	if rep.Type == TypeError {
-		return 0, &Error{Code: rep.Code, Text: rep.Text}
+		return 0, at, &Error{Code: rep.Code, Text: rep.Text}
 	}
-	return rep.Term, nil
+	return rep.Term, at, nil
 }
 
 // Promote implements Node.

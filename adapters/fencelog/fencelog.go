@@ -12,9 +12,11 @@
 // A promotion at term T seals T (fence.Claim: refuse a higher term, create T's key, sweep
 // every lower term, verify, re-list), then reads its restore point: the first log object of
 // the listing, the highest term and the highest seq. A write uploads the log object the next
-// CAS will stand for (all ops so far plus the new one), then advances the fence (If-Match);
+// CAS will stand for (all ops so far plus the new ones: writes that arrive during a sync go
+// together into the next), then advances the fence (If-Match);
 // only when both succeeded is the write acknowledged, at T. A refused CAS or a swept key is
-// fenced (terminal for the node); any other failure is an unknown outcome. A read claims a
+// fenced (terminal for the node); any other failure is an unknown outcome, retried for a few
+// seconds before the write is answered unknown. A read claims a
 // term above every term used (so no earlier owner can acknowledge afterwards) and returns its
 // restore point, always with the correct protocol: it is the bench's ground truth.
 //
@@ -112,7 +114,11 @@ type node struct {
 	variant fence.Variant
 	emit    func(system.Event)
 
-	mu     sync.Mutex // one request at a time
+	qmu     sync.Mutex // the writes waiting for the next sync
+	queue   []*waiter
+	syncing bool
+
+	mu     sync.Mutex // one protocol step at a time
 	f      *fence.Fence
 	term   int64
 	ops    []int64
@@ -225,8 +231,83 @@ func formatOps(ops []int64) []byte {
 	return []byte(b.String())
 }
 
-// Write implements system.Node.
+// Write implements system.Node. Writes that arrive while a sync is in flight wait for it and
+// go together into the next one (a group commit): one log object and one CAS for all of them.
+// Each batch has its own leader, the first write queued after the previous batch was taken:
+// a batch's answers are handed out before the next batch touches the store, so no later
+// fencing overtakes an earlier acknowledgement.
 func (n *node) Write(ctx context.Context, op int64, _ string) (int64, error) {
+	w := &waiter{op: op, arrived: time.Now(), done: make(chan result, 1), lead: make(chan struct{})}
+	n.qmu.Lock()
+	n.queue = append(n.queue, w)
+	if !n.syncing {
+		n.syncing = true
+		close(w.lead)
+	}
+	n.qmu.Unlock()
+	select {
+	case r := <-w.done:
+		return r.term, r.err
+	case <-w.lead:
+	}
+	n.qmu.Lock()
+	batch := n.queue
+	n.queue = nil
+	n.qmu.Unlock()
+	ops := make([]int64, len(batch))
+	for i, b := range batch {
+		ops[i] = b.op
+	}
+	// The batch is retried until its oldest write has waited retryBudget, no longer.
+	term, err := n.sync(ctx, ops, batch[0].arrived.Add(retryBudget))
+	for _, b := range batch {
+		b.done <- result{term, err}
+	}
+	n.qmu.Lock()
+	if len(n.queue) > 0 {
+		close(n.queue[0].lead)
+	} else {
+		n.syncing = false
+	}
+	n.qmu.Unlock()
+	r := <-w.done
+	return r.term, r.err
+}
+
+type waiter struct {
+	op      int64
+	arrived time.Time
+	done    chan result
+	lead    chan struct{} // closed when this write leads the next batch
+}
+
+type result struct {
+	term int64
+	err  error
+}
+
+// retryBudget bounds how long a write may wait, its sync's retries of unknown outcomes
+// included, before the write is answered unknown (well within the bench's answer timeout).
+const retryBudget = 8 * time.Second
+
+// sync syncs ops, retrying an attempt whose outcome is unknown (a timeout, a 5xx, a lost
+// answer) with a growing pause until one is decided or the deadline has passed, as a copy
+// that keeps its unacknowledged ops until a sync fully succeeds would.
+func (n *node) sync(ctx context.Context, ops []int64, deadline time.Time) (int64, error) {
+	pause := 50 * time.Millisecond
+	for {
+		term, err := n.syncOnce(ctx, ops)
+		if system.CodeOf(err) != system.CodeUnknown || time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+			return term, err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+}
+
+// syncOnce uploads the log object the next CAS stands for, then advances the fence: the ops
+// are acknowledged only when both succeeded.
+func (n *node) syncOnce(ctx context.Context, ops []int64) (int64, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
@@ -235,7 +316,7 @@ func (n *node) Write(ctx context.Context, op int64, _ string) (int64, error) {
 	case n.f == nil:
 		return 0, &system.Error{Code: system.CodeNotOwner, Text: "not promoted"}
 	}
-	next := append(slices.Clone(n.ops), op)
+	next := append(slices.Clone(n.ops), ops...)
 	key := n.logKey(n.term, n.f.Seq()+1)
 	if _, err := n.st.Put(ctx, key, formatOps(next)); err != nil {
 		return 0, &system.Error{Code: system.CodeUnknown, Text: "log upload: " + err.Error()}

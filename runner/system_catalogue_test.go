@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/scenarios"
+	"github.com/fencebench/fencebench/system"
+)
+
+// catalogueScenario is a shipped scenario by name.
+func catalogueScenario(t *testing.T, name string) *scenarios.Scenario {
+	t.Helper()
+	for _, sc := range catalogue(t) {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s in the catalogue", name)
+	return nil
+}
+
+// fencelogHello is what fenceproc declares.
+var fencelogHello = system.Hello{Name: "fencebench-fence", Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}
+
+// TestSystemCatalogueThroughTheBoundary: shipped scenarios, unchanged, run against the bench's
+// own protocol as processes: each passes with the correct protocol.
+func TestSystemCatalogueThroughTheBoundary(t *testing.T) {
+	var scs []*scenarios.Scenario
+	for _, name := range []string{"lost-cas-response", "partial-sweep", "stale-grant"} {
+		sc := catalogueScenario(t, name)
+		if err := ValidateForSystem(sc, fencelogHello, true); err != nil {
+			t.Fatal(err)
+		}
+		scs = append(scs, sc)
+	}
+	sum, err := runSys(t, SystemOptions{Launcher: procSystem(t)}, scs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sum.Cells {
+		if c.Verdict != checker.Pass {
+			t.Errorf("%s: %s %s %v", c.ID, c.Verdict, c.Error, c.Result.Reasons)
+		}
+	}
+}
+
+// TestSystemCatalogueKillsThroughTheBoundary: the same scenarios kill the variants the
+// catalogue lists for them, with the variant running in the node process (fenceproc
+// --variant), judged on the invariants the catalogue names.
+func TestSystemCatalogueKillsThroughTheBoundary(t *testing.T) {
+	for _, k := range []struct {
+		scenario string
+		variant  fence.Variant
+	}{{"lost-cas-response", fence.AmbiguousIsFenced}, {"partial-sweep", fence.NoSurvivorCheck}, {"stale-grant", fence.NoTermFloor}} {
+		sc := catalogueScenario(t, k.scenario)
+		var kill *scenarios.Kill
+		for i := range sc.Kills {
+			if sc.Kills[i].Variant == string(k.variant) {
+				kill = &sc.Kills[i]
+			}
+		}
+		if kill == nil {
+			t.Fatalf("%s does not list %s", k.scenario, k.variant)
+		}
+		sum, err := runSys(t, SystemOptions{Launcher: procSystem(t, "--variant", string(k.variant)), Kill: true, Violates: kill.Violates}, sc)
+		c := cellOf(t, sum, err)
+		if c.Verdict != checker.Pass {
+			t.Errorf("%s with %s survived: %s %s %v", k.scenario, k.variant, c.Verdict, c.Error, c.Result.Reasons)
+		}
+	}
+}
