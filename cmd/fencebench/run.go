@@ -65,6 +65,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if *runID == "" {
 		*runID = runner.NewRunID(time.Now())
 	}
+	if *storesFile != "" && *f.system.cmd != "" {
+		fmt.Fprintln(stderr, "fencebench run: --system runs on one store; --stores is not supported with it")
+		return outcome.ExitBadInput
+	}
 	if *storesFile != "" {
 		s, code := newStoresRun(fs, "run", *storesFile, *out, *runID, sf.Keep, red, stdout, stderr, logger)
 		if s == nil {

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/fencebench/fencebench/outcome"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -20,5 +24,13 @@ func TestSplitWords(t *testing.T) {
 	}
 	if _, err := splitWords(`./node 'open`); err == nil {
 		t.Error("an unterminated quote was accepted")
+	}
+}
+
+func TestSystemWithStoresIsRefused(t *testing.T) {
+	var out, errb strings.Builder
+	code := runCmd(context.Background(), []string{"--system", "./node", "--stores", "stores.yaml", "steady-state"}, &out, &errb)
+	if code != outcome.ExitBadInput || !strings.Contains(errb.String(), "--stores is not supported") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
