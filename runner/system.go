@@ -280,6 +280,8 @@ type sysCell struct {
 	// promoting is, per writer, the promotion in flight: its term and when it was sent (the
 	// claim an owner event reports started then).
 	promoting map[string]promotion
+	// failed is closed at the first harness problem: the cell ends then.
+	failed chan struct{}
 	// stale is the writer client 0 keeps writing to (a client with a stale routing table),
 	// "" once it learned to look again.
 	stale    string
@@ -329,7 +331,7 @@ func (r *runner) systemCell(ctx context.Context, c Cell, so SystemOptions, hello
 	sc := &sysCell{r: r, c: c, so: so, res: res, log: r.log.With("cell", c.ID()), guard: sink, hello: hello,
 		nodes: map[string]*sysNode{}, node: map[string]string{}, held: map[string]*faults.Set{},
 		counts: map[string]map[history.SignalKind]int{}, arrived: map[int]bool{}, sent: map[int64]bool{},
-		promoting: map[string]promotion{}}
+		promoting: map[string]promotion{}, failed: make(chan struct{})}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Verdict = checker.Error
@@ -369,6 +371,9 @@ func (sc *sysCell) cellTimeout() time.Duration {
 func (sc *sysCell) fail(err error) {
 	sc.mu.Lock()
 	sc.harness = append(sc.harness, err)
+	if len(sc.harness) == 1 {
+		close(sc.failed)
+	}
 	sc.mu.Unlock()
 	sc.log.Error("harness problem", "err", err)
 }
@@ -453,9 +458,21 @@ func (sc *sysCell) run(ctx context.Context) error {
 			})
 		}
 	}
-	sc.sleepUntil(ctx, sc.zero+s.Duration)
+	// The schedule runs its course, unless the harness broke (a node broke the protocol).
+	sctx, stopSleep := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-sc.failed:
+			stopSleep()
+		case <-sctx.Done():
+		}
+	}()
+	sc.sleepUntil(sctx, sc.zero+s.Duration)
+	stopSleep()
 	if err := sc.harnessErr(); err != nil {
 		stopTraffic()
+		sc.killAll() // writes in flight end (unknown) so the clients stop
+		traffic.Wait()
 		return harnessf("%v", err)
 	}
 
