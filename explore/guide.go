@@ -416,13 +416,11 @@ func rename(st *scenarios.Step, m *scenarios.Scenario, tag string) {
 	}
 }
 
-// otherMethod is the method of the file kind's other side: an upload's read-back, a read's
-// upload, a listing's delete.
-var otherMethod = map[string][]string{
-	"PUT": {"GET", "HEAD"}, "GET": {"PUT", "HEAD"}, "HEAD": {"GET", "PUT"}, "POST": {"GET", "PUT"},
-	"DELETE": {"GET", "PUT"}, "": {"GET", "PUT"},
-}
-
+// pairRule gives a request rule a twin on the other side of the same kind of file, armed by
+// the same trigger and firing at the first request it matches: an upload's read-back (GET of
+// the key an upload rule matches), a read's upload (PUT), a batch delete's verifying read, a
+// listing's writes into the prefix it lists. Half the time the writer then crashes within a
+// sync interval: before the sync that would have repaired what the two faults left.
 func pairRule(m *scenarios.Scenario, r *rand.Rand, _ uint64, _ GenOptions) bool {
 	var idx []int
 	for i, st := range m.Steps {
@@ -430,27 +428,51 @@ func pairRule(m *scenarios.Scenario, r *rand.Rand, _ uint64, _ GenOptions) bool 
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) == 0 || len(m.Steps) >= maxSteps {
+	if len(idx) == 0 || len(m.Steps)+2 > maxSteps {
 		return false
 	}
-	st := m.Steps[idx[r.IntN(len(idx))]]
+	orig := m.Steps[idx[r.IntN(len(idx))]]
+	st := orig
 	if st.After != nil {
 		t := *st.After
 		st.After = &t
 	}
-	ms := otherMethod[strings.ToUpper(st.Params.Rule.Method)]
-	st.Params.Rule.Method = ms[r.IntN(len(ms))]
-	if st.Params.Rule.Action == faults.FailDeleteKeys {
-		// The batch's other side: the verifying read of the keys it failed to delete.
-		st.Params.Rule.Method = "GET"
-		st.Params.Rule.Action, st.Params.Rule.Status, st.Params.Rule.Code = faults.SyntheticStatus, 500, ""
+	rule := &st.Params.Rule
+	listing := strings.HasSuffix(rule.Key, "__")
+	switch method := strings.ToUpper(rule.Method); {
+	case listing:
+		rule.Method, rule.Key = "PUT", rule.Key+"?*"
+	case method == "PUT":
+		rule.Method = "GET"
+	default: // a read, a delete batch, any method: the upload, or the read of the batch's keys
+		rule.Method = []string{"PUT", "GET"}[r.IntN(2)]
+		if method == "GET" {
+			rule.Method = "PUT"
+		}
 	}
-	if st.Params.Rule.Method == "PUT" && st.Params.Rule.Action == faults.DropResponse && r.IntN(2) == 0 {
-		st.Params.Rule.Action, st.Params.Rule.Status, st.Params.Rule.Code = faults.SyntheticStatus, 500, ""
+	if rule.Action == faults.FailDeleteKeys || rule.Action == faults.Duplicate && rule.Method == "GET" {
+		rule.Action, rule.Status, rule.Code = faults.SyntheticStatus, 500, ""
 	}
-	st.Params.Rule.Nth = max(1, st.Params.Rule.Nth)
+	if rule.Method == "PUT" && rule.Action == faults.DropResponse && r.IntN(2) == 0 {
+		rule.Action, rule.Status, rule.Code = faults.SyntheticStatus, 500, ""
+	}
+	if rule.Method == "GET" {
+		rule.Header, rule.Value = "", "" // a read carries no precondition
+	}
+	rule.Nth, rule.Count = 1, 1+r.IntN(2)
 	rename(&st, m, "pair")
 	m.Steps = append(m.Steps, st)
+	if r.IntN(2) == 0 && slices.Contains(syncers(m), st.Params.Writer) {
+		d := time.Duration(r.Int64N(int64(max(m.Traffic.SyncInterval, 10*time.Millisecond)))).Truncate(time.Millisecond)
+		crash := scenarios.Step{Trigger: orig.Trigger, At: min(orig.At+d, m.Duration), Action: scenarios.Crash,
+			Params: scenarios.Params{Writer: st.Params.Writer}}
+		if orig.After != nil {
+			t := *orig.After
+			t.Delay += d
+			crash.After = &t
+		}
+		m.Steps = append(m.Steps, crash)
+	}
 	return true
 }
 

@@ -238,7 +238,9 @@ func TestTestStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	only := `^lib/lib.go:(7:\d+:(negate-cond|and-or)|10:\d+:flip-cmp)$`
-	code, rep, txt := runTiny(t, mod, "--only", only, "--test", "go test -count=1 -vet=off")
+	// The tests of each mutant compile the package again: a loaded machine needs more than
+	// runTiny's 3 seconds for that, and a test run cut short counts as failed.
+	code, rep, txt := runTiny(t, mod, "--only", only, "--test", "go test -count=1 -vet=off", "--timeout", "60s")
 	want := map[string]string{
 		"7:negate-cond": killed,   // the exploration catches it; the tests never run
 		"7:and-or":      survived, // debug || n == 7: neither n = 3 nor n = 100 meets it

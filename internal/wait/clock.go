@@ -16,7 +16,7 @@ import (
 //     none can, so no amount of load shifts one event of a schedule relative to another.
 type Clock struct {
 	speed float64
-	v     *sched // non-nil: virtual time
+	v     *timeline // non-nil: virtual time
 }
 
 // Scaled returns a clock that runs speed times faster than real time; speed <= 1 gives real

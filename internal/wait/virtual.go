@@ -10,50 +10,57 @@ import (
 )
 
 // Virtual returns a clock on virtual scenario time: it stands still while any goroutine of
-// the process can run, and jumps to the next timer's instant once none can. However loaded
+// the process can run, and jumps to its next timer's instant once none can. However loaded
 // the machine, every goroutine has done all it could at one instant before the next instant
 // begins, so a schedule's timeouts, sync intervals and step delays keep their order and their
 // distances in scenario time exactly; a starved process only runs slower in real time.
 //
-// Wake-ups due at one instant fire one at a time, in the order they were armed, each running
-// until nothing can run before the next: the order of coincident events (a sync tick and a
-// step due at the same millisecond) is fixed, not left to the Go scheduler.
-//
-// All virtual clocks of a process share one scheduler and one time line, so cells that run
-// side by side advance together. Only goroutines that wait through the clock (For, timers,
-// tickers, WithTimeout) are woken by it: code on a virtual clock must not wait on real time
-// for the scenario's events.
+// Each virtual clock is a time line of its own, which its first reading starts at zero: a
+// clock per cell keeps cells that run side by side independent, and at each moment the
+// process is idle every time line with a pending timer moves on, so they advance in parallel.
+// Within one time line, wake-ups due at one instant fire one at a time, in the order they
+// were armed, each running until nothing can run before the next: the order of coincident
+// events (a sync tick and a step due at the same millisecond) is fixed, not left to the Go
+// scheduler. Only goroutines that wait through the clock (For, timers, tickers, WithTimeout)
+// are woken by it: code on a virtual clock must not wait on real time for the scenario's
+// events.
 func Virtual() *Clock {
-	return &Clock{v: scheduler()}
+	return &Clock{v: &timeline{d: theDriver()}}
 }
 
 // virtualEpoch is the wall-clock reading a virtual timer's tick carries at virtual time zero.
 var virtualEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// sched is the process's virtual time line: a heap of timers and the instant it stands at.
-type sched struct {
+// driver advances the process's virtual time lines. Its mutex guards every time line too.
+type driver struct {
 	mu      sync.Mutex
-	now     time.Duration
-	last    time.Duration // the latest reading handed out
-	timers  timerHeap
-	seq     uint64
-	running bool // the driver goroutine runs
+	active  map[*timeline]bool // time lines with pending timers
+	running bool               // the driver goroutine runs
 	steps   uint64
 }
 
 var (
-	schedOnce sync.Once
-	theSched  *sched
+	driverOnce sync.Once
+	theDrv     *driver
 )
 
-func scheduler() *sched {
-	schedOnce.Do(func() { theSched = &sched{} })
-	return theSched
+func theDriver() *driver {
+	driverOnce.Do(func() { theDrv = &driver{active: map[*timeline]bool{}} })
+	return theDrv
+}
+
+// timeline is one virtual clock's time: the instant it stands at and its pending timers.
+type timeline struct {
+	d      *driver
+	now    time.Duration
+	last   time.Duration // the latest reading handed out
+	timers timerHeap
+	seq    uint64
 }
 
 // vtimer is one pending wake-up: a send on ch (a timer or a ticker) or a call of f.
 type vtimer struct {
-	s      *sched
+	tl     *timeline
 	when   time.Duration
 	seq    uint64
 	period time.Duration // > 0: a ticker
@@ -89,47 +96,60 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
-// schedule puts t at d from now; the caller holds s.mu. A due timer fires at once.
-func (s *sched) schedule(t *vtimer, d time.Duration) (fire func()) {
-	if t.index >= 0 {
-		heap.Remove(&s.timers, t.index)
+// push puts t on its time line; the caller holds the driver's lock.
+func (tl *timeline) push(t *vtimer) {
+	tl.seq++
+	t.seq = tl.seq
+	heap.Push(&tl.timers, t)
+	tl.d.active[tl] = true
+	if !tl.d.running {
+		tl.d.running = true
+		go tl.d.drive()
 	}
+}
+
+// remove takes t off its time line; the caller holds the driver's lock.
+func (tl *timeline) remove(t *vtimer) bool {
+	if t.index < 0 {
+		return false
+	}
+	heap.Remove(&tl.timers, t.index)
+	if len(tl.timers) == 0 {
+		delete(tl.d.active, tl)
+	}
+	return true
+}
+
+// schedule puts t at d from now; the caller holds the lock. A due timer fires at once.
+func (tl *timeline) schedule(t *vtimer, d time.Duration) (fire func()) {
+	tl.remove(t)
 	if d <= 0 {
-		return s.fire(t)
+		return tl.fire(t)
 	}
-	s.seq++
-	t.when, t.seq = s.now+d, s.seq
-	heap.Push(&s.timers, t)
-	if !s.running {
-		s.running = true
-		go s.drive()
-	}
+	t.when = tl.now + d
+	tl.push(t)
 	return nil
 }
 
-// fire delivers t's tick (the caller holds s.mu) and returns the call to make once the lock
-// is released, if t calls a function.
-func (s *sched) fire(t *vtimer) func() {
+// fire delivers t's tick (the caller holds the lock) and returns the call to make once the
+// lock is released, if t calls a function.
+func (tl *timeline) fire(t *vtimer) func() {
 	if t.period > 0 {
-		s.seq++
-		t.when, t.seq = s.now+t.period, s.seq
-		heap.Push(&s.timers, t)
+		t.when = tl.now + t.period
+		tl.push(t)
 	}
 	if t.ch != nil {
 		select {
-		case t.ch <- virtualEpoch.Add(s.now):
+		case t.ch <- virtualEpoch.Add(tl.now):
 		default: // a ticker's reader is behind: the tick is dropped, as time.Ticker does
 		}
 	}
 	return t.f
 }
 
-// stop removes t and any tick it left unread; the caller holds s.mu.
-func (s *sched) stop(t *vtimer) bool {
-	was := t.index >= 0
-	if was {
-		heap.Remove(&s.timers, t.index)
-	}
+// stop removes t and any tick it left unread; the caller holds the lock.
+func (tl *timeline) stop(t *vtimer) bool {
+	was := tl.remove(t)
 	if t.ch != nil {
 		select {
 		case <-t.ch:
@@ -146,19 +166,20 @@ const (
 	pollGap   = 50 * time.Microsecond
 )
 
-// drive advances the time line while timers are pending: whenever no goroutine but itself
-// can run, it moves to the earliest timer's instant and fires that timer alone.
-func (s *sched) drive() {
+// drive advances the time lines while timers are pending: whenever no goroutine but itself
+// can run, every time line with a pending timer moves to its earliest timer's instant and
+// fires that timer alone.
+func (d *driver) drive() {
 	probe := newIdleProbe()
 	busy := 0 // polls in a row that found goroutines running
 	for {
-		s.mu.Lock()
-		if len(s.timers) == 0 {
-			s.running = false
-			s.mu.Unlock()
+		d.mu.Lock()
+		if len(d.active) == 0 {
+			d.running = false
+			d.mu.Unlock()
 			return
 		}
-		s.mu.Unlock()
+		d.mu.Unlock()
 		if !probe.idle() {
 			// Most instants end within microseconds: yield first, sleep only when the work
 			// at this instant takes longer.
@@ -170,24 +191,20 @@ func (s *sched) drive() {
 			continue
 		}
 		busy = 0
-		s.mu.Lock()
-		if len(s.timers) == 0 {
-			s.running = false
-			s.mu.Unlock()
-			return
-		}
-		// One wake-up at a time: the earliest timer (the first armed among those due at one
-		// instant) fires, and what it wakes runs until nothing can run before the next fires.
-		// Wake-ups that share an instant thus happen in a fixed order, not in whatever order
-		// the goroutines they wake happen to be scheduled.
-		t := heap.Pop(&s.timers).(*vtimer)
-		s.now = max(s.now, t.when)
-		s.steps++
+		d.mu.Lock()
 		var calls []func()
-		if f := s.fire(t); f != nil {
-			calls = append(calls, f)
+		for tl := range d.active {
+			t := heap.Pop(&tl.timers).(*vtimer)
+			if len(tl.timers) == 0 {
+				delete(d.active, tl)
+			}
+			tl.now = max(tl.now, t.when)
+			d.steps++
+			if f := tl.fire(t); f != nil {
+				calls = append(calls, f)
+			}
 		}
-		s.mu.Unlock()
+		d.mu.Unlock()
 		for _, f := range calls {
 			f()
 		}
@@ -229,12 +246,12 @@ func (p *idleProbe) idle() bool {
 	return p.quiet()
 }
 
-// Steps is how many wake-ups the process's virtual time line has fired.
+// Steps is how many wake-ups the process's virtual time lines have fired.
 func Steps() uint64 {
-	s := scheduler()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.steps
+	d := theDriver()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.steps
 }
 
 // Timer is a time.Timer on a clock's time.
@@ -250,10 +267,10 @@ func (t *Timer) Stop() bool {
 	if t.rt != nil {
 		return t.rt.Stop()
 	}
-	s := t.vt.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stop(t.vt)
+	tl := t.vt.tl
+	tl.d.mu.Lock()
+	defer tl.d.mu.Unlock()
+	return tl.stop(t.vt)
 }
 
 // Reset makes the timer fire after the scenario duration d, dropping any tick not yet read.
@@ -261,11 +278,11 @@ func (t *Timer) Reset(d time.Duration) bool {
 	if t.rt != nil {
 		return t.rt.Reset(t.c.Real(d))
 	}
-	s := t.vt.s
-	s.mu.Lock()
-	was := s.stop(t.vt)
-	f := s.schedule(t.vt, d)
-	s.mu.Unlock()
+	tl := t.vt.tl
+	tl.d.mu.Lock()
+	was := tl.stop(t.vt)
+	f := tl.schedule(t.vt, d)
+	tl.d.mu.Unlock()
 	if f != nil {
 		f()
 	}
@@ -285,39 +302,39 @@ func (t *Ticker) Stop() {
 		t.rt.Stop()
 		return
 	}
-	s := t.vt.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stop(t.vt)
+	tl := t.vt.tl
+	tl.d.mu.Lock()
+	defer tl.d.mu.Unlock()
+	tl.stop(t.vt)
 }
 
-func (s *sched) newTimer(d, period time.Duration, f func()) *vtimer {
-	t := &vtimer{s: s, period: period, f: f, index: -1}
+func (tl *timeline) newTimer(d, period time.Duration, f func()) *vtimer {
+	t := &vtimer{tl: tl, period: period, f: f, index: -1}
 	if f == nil {
 		t.ch = make(chan time.Time, 1)
 	}
-	s.mu.Lock()
-	call := s.schedule(t, d)
-	s.mu.Unlock()
+	tl.d.mu.Lock()
+	call := tl.schedule(t, d)
+	tl.d.mu.Unlock()
 	if call != nil {
 		call()
 	}
 	return t
 }
 
-// virtualFor is For on the virtual time line.
-func (s *sched) virtualFor(ctx context.Context, d time.Duration) bool {
+// virtualFor is For on the time line.
+func (tl *timeline) virtualFor(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := s.newTimer(d, 0, nil)
+	t := tl.newTimer(d, 0, nil)
 	select {
 	case <-t.ch:
 		return true
 	case <-ctx.Done():
-		s.mu.Lock()
-		s.stop(t)
-		s.mu.Unlock()
+		tl.d.mu.Lock()
+		tl.stop(t)
+		tl.d.mu.Unlock()
 		return false
 	}
 }
@@ -336,24 +353,25 @@ func (c deadlineCtx) Err() error {
 	return err
 }
 
-func (s *sched) withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+func (tl *timeline) withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	cctx, cancel := context.WithCancelCause(ctx)
-	t := s.newTimer(d, 0, func() { cancel(context.DeadlineExceeded) })
+	t := tl.newTimer(d, 0, func() { cancel(context.DeadlineExceeded) })
 	return deadlineCtx{cctx}, func() {
-		s.mu.Lock()
-		s.stop(t)
-		s.mu.Unlock()
+		tl.d.mu.Lock()
+		tl.stop(t)
+		tl.d.mu.Unlock()
 		cancel(context.Canceled)
 	}
 }
 
 // reading is the time a stopwatch reads: the current instant, made strictly later than every
-// earlier reading by a nanosecond at a time. Within one instant any number of steps happen
-// (the simulated store answers without taking time), and the readings still order them as
-// they happened: what a goroutine did before it caused another's step reads earlier.
-func (s *sched) reading() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last = max(s.now, s.last+1)
-	return s.last
+// earlier reading of the time line by a nanosecond at a time. Within one instant any number
+// of steps happen (the simulated store answers without taking time), and the readings still
+// order them as they happened: what a goroutine did before it caused another's step reads
+// earlier.
+func (tl *timeline) reading() time.Duration {
+	tl.d.mu.Lock()
+	defer tl.d.mu.Unlock()
+	tl.last = max(tl.now, tl.last+1)
+	return tl.last
 }

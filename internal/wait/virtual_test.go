@@ -59,9 +59,7 @@ func TestVirtualTimeStandsStillWhileWorkRuns(t *testing.T) {
 // exact multiples of its period, and the merged order must be the order of the instants.
 func TestVirtualOrderHoldsUnderLoad(t *testing.T) {
 	c := Virtual()
-	c.v.mu.Lock()
-	origin := virtualEpoch.Add(c.v.now)
-	c.v.mu.Unlock()
+	origin := virtualEpoch // a new time line starts at zero
 	var mu sync.Mutex
 	var woke []time.Duration
 	var wg sync.WaitGroup
@@ -175,5 +173,28 @@ func TestVirtualReadingsOrderOneInstant(t *testing.T) {
 	}
 	if got := a(); got <= prevA {
 		t.Fatalf("a went back: %v after %v", got, prevA)
+	}
+}
+
+// Each virtual clock is a time line of its own: a clock made after another has moved on
+// starts at zero, and a long wait on one does not move the other.
+func TestVirtualClocksAreIndependent(t *testing.T) {
+	a := Virtual()
+	swA := a.Stopwatch()
+	a.For(context.Background(), time.Hour)
+	b := Virtual()
+	swB := b.Stopwatch()
+	if got := swB(); got >= time.Microsecond {
+		t.Fatalf("a new clock reads %v after another waited an hour", got)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.For(context.Background(), time.Second)
+	}()
+	a.For(context.Background(), 10*time.Second)
+	<-done
+	if ga, gb := swA(), swB(); !near(ga, time.Hour+10*time.Second) || !near(gb, time.Second) {
+		t.Fatalf("a reads %v (want 1h10s), b reads %v (want 1s)", ga, gb)
 	}
 }
