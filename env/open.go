@@ -118,7 +118,9 @@ func Open(ctx context.Context, o Options, runID, dir string, log *slog.Logger) (
 	case "containers":
 		return openContainer(ctx, o, dir, log, op)
 	case "sim":
-		op.Env = NewSim(o.Speed)
+		// The in-memory store lives as long as the process: a run deletes what it wrote once
+		// its reports are written, so rounds of stability runs do not pile up in memory.
+		op.Env, op.Cleanup = NewSim(o.Speed), true
 		log.Info("store started", "stack", "sim", "clock", op.Env.(*Sim).Clock().String())
 		return op, nil
 	case "external":
