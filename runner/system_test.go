@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,8 +252,8 @@ func TestSystemRefusesWhatItCannotDo(t *testing.T) {
 		}
 	}
 	_, err = runSys(t, SystemOptions{Launcher: system.InProcess("fencelog", fencelog.System{})}, sysScenario(t, sysPausedPrimary))
-	if err == nil || !strings.Contains(err.Error(), "pause") {
-		t.Fatalf("RunSystem did not refuse the scenario: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "pause") || !errors.Is(err, outcome.ErrBadInput) {
+		t.Fatalf("RunSystem did not refuse the scenario as bad input (exit 254): %v", err)
 	}
 }
 
