@@ -45,8 +45,10 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&x.replays, "replays", 20, "replays of each shrunk failure on the exploring stack")
 	fs.IntVar(&x.sh, "shrink", 3, "distinct failures (by violated invariants) to shrink and confirm (0: none)")
 	fs.BoolVar(&x.first, "first", false, "stop at the first failing schedule (with --shrink: the first whose shrunk scenario replays on every replay)")
-	fs.BoolVar(&x.guided, "guided", false, "coverage-guided: about half the schedules mutate earlier ones that reached new coverage\n"+
-		"(protocol phase x fault x writer role, orderings of protocol events) instead of drawing afresh")
+	fs.BoolVar(&x.guided, "guided", true, "coverage-guided: about half the schedules mutate earlier ones that reached new coverage\n"+
+		"(protocol phase x fault x writer role, orderings of protocol events) instead of drawing afresh;\n"+
+		"--guided=false draws every schedule from its seed (the default with --shard, whose shards\n"+
+		"then add up to one exploration)")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
 	fs.StringVar(&x.shard, "shard", "", "K/N, K from 0: run only schedules i with i mod N = K (N machines with the same --seed and\n--schedules explore exactly what one would)")
 }
@@ -78,6 +80,9 @@ func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if !flagSet(fs, "stack") {
 		sf.Stack = "sim"
+	}
+	if x.shard != "" && !flagSet(fs, "guided") {
+		x.guided = false // a guided shard depends on what it reached: shards would not add up
 	}
 	if x.seed == 0 {
 		x.seed = runner.DrawSeed()
