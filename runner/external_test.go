@@ -66,7 +66,10 @@ func TestDeadExternalStore(t *testing.T) {
 			if second.Verdict != checker.Error || !strings.Contains(second.Error, "not run: the store became unreachable") || second.Dir != "" {
 				t.Errorf("the cell after the store died must not run: %q", got)
 			}
-			if d := time.Since(start); tc.during && d > 15*time.Second {
+			// Ended by the store watch, not by waiting out the auditor's 30-second bound on a
+			// dead store after the 4-second schedule (the message above names the watch; on a
+			// loaded machine the run still takes 10 to 20 seconds).
+			if d := time.Since(start); tc.during && d > 30*time.Second {
 				t.Errorf("the run took %v; a dead store must end the cell early", d)
 			}
 		})

@@ -78,8 +78,15 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 			cr.windowLater(ctx, st)
 			continue
 		}
+		delay := a.Delay
+		if delay == 0 && cr.clock.IsVirtual() {
+			// On virtual time the step starts once every goroutine has done what it could at
+			// this instant: the emitting writer has reached its next wait (a pause fired by the
+			// same event holds it there), not whichever of the two the Go scheduler ran first.
+			delay = time.Nanosecond
+		}
 		cr.background(func() {
-			if a.Delay > 0 && !cr.clock.For(ctx, a.Delay) {
+			if delay > 0 && !cr.clock.For(ctx, delay) {
 				return
 			}
 			cr.exec(ctx, st)

@@ -68,6 +68,9 @@ func (p *Path) do(ctx context.Context, c call) answer {
 	if net.delay > 0 && !p.b.o.Clock.For(ctx, net.delay) {
 		return answer{err: unknown(c.op, c.key, "deadline passed on a slow path")}
 	}
+	// From here to the store's answer nothing waits: the clock may not move on meanwhile, even
+	// if the Go scheduler's counts miss this goroutine for a moment (a GC assist parks it).
+	release := p.b.o.Clock.Busy()
 	e := history.LedgerEntry{ID: p.b.nextID.Add(1), Time: p.b.o.Now(), Writer: p.writer, Method: c.method,
 		Key: c.key, Query: c.query, Keys: c.keys}
 	e.IfMatch = strings.Trim(c.header.Get("If-Match"), `"`)
@@ -76,6 +79,7 @@ func (p *Path) do(ctx context.Context, c call) answer {
 		e.Refused, e.Done, e.Delivered = out.note, p.b.o.Now(), true
 		e.Status, e.Code = out.status, out.code
 		p.b.record(e)
+		release()
 		return *out
 	}
 	r, keyOK, fired := p.rules.Fire(faults.Request{Method: c.method, Keys: c.match, Header: c.header, Batch: c.method == http.MethodPost})
@@ -85,9 +89,11 @@ func (p *Path) do(ctx context.Context, c call) answer {
 		e.Rule, e.Action = r.Name, string(r.Action)
 	}
 	if rule != nil && rule.Delay > 0 {
+		release()
 		return p.late(ctx, c, e, rule, keyOK)
 	}
 	a, e := p.serve(c, e, rule, keyOK)
+	release()
 	return p.deliver(ctx, c, e, a, rule)
 }
 

@@ -2,6 +2,7 @@ package wait
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -130,4 +131,27 @@ func (c *Clock) WithTimeout(ctx context.Context, d time.Duration) (context.Conte
 		return c.v.withTimeout(ctx, d)
 	}
 	return context.WithTimeout(ctx, c.Real(d))
+}
+
+// Busy marks work in progress that waits for nothing (a simulated store call): until release
+// is called, a virtual clock's time line does not move on, whatever the Go scheduler's counts
+// say. The runtime's counts miss a goroutine now and then (one parked for a GC assist is
+// neither running nor runnable); a mark covers the stretches where a jump would change an
+// outcome. It must not be held across a wait on the clock. A no-op on other clocks.
+func (c *Clock) Busy() (release func()) {
+	if !c.IsVirtual() {
+		return func() {}
+	}
+	tl := c.v
+	tl.d.mu.Lock()
+	tl.busy++
+	tl.d.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			tl.d.mu.Lock()
+			tl.busy--
+			tl.d.mu.Unlock()
+		})
+	}
 }

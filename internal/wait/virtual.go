@@ -56,6 +56,7 @@ type timeline struct {
 	last   time.Duration // the latest reading handed out
 	timers timerHeap
 	seq    uint64
+	busy   int // Busy marks not yet released: the time line holds still
 }
 
 // vtimer is one pending wake-up: a send on ch (a timer or a ticker) or a call of f.
@@ -194,6 +195,9 @@ func (d *driver) drive() {
 		d.mu.Lock()
 		var calls []func()
 		for tl := range d.active {
+			if tl.busy > 0 {
+				continue
+			}
 			t := heap.Pop(&tl.timers).(*vtimer)
 			if len(tl.timers) == 0 {
 				delete(d.active, tl)
@@ -236,15 +240,20 @@ func (p *idleProbe) quiet() bool {
 	return p.samples[0].Value.Uint64() <= 1 && p.samples[1].Value.Uint64() == 0
 }
 
-// idle asks twice, with a yield between: the counts are read without stopping the world, so
-// a goroutine being handed from one run queue to another can be missed by one reading.
+// idle asks idleReads times, a yield apart: the counts are read without stopping the world,
+// so a goroutine being handed from one run queue to another can be missed by one reading.
 func (p *idleProbe) idle() bool {
-	if !p.quiet() {
-		return false
+	for range idleReads {
+		if !p.quiet() {
+			return false
+		}
+		runtime.Gosched()
 	}
-	runtime.Gosched()
-	return p.quiet()
+	return true
 }
+
+// idleReads is how many readings in a row, a yield apart, must find nothing to run.
+const idleReads = 3
 
 // Steps is how many wake-ups the process's virtual time lines have fired.
 func Steps() uint64 {
