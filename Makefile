@@ -6,7 +6,7 @@ CACHE_BIN := $(CURDIR)/.cache/bin
 MINIO := $(CACHE_BIN)/minio
 export FENCEBENCH_MINIO_BIN ?= $(MINIO)
 
-.PHONY: run smoke test nightly fuzz minio images lint bench
+.PHONY: run smoke test nightly fuzz minio pydeps images lint bench
 
 # The main job: the whole catalogue with the kill matrix against an embedded MinIO. The report
 # is written under results/<run-id>/ and its path printed at the end.
@@ -19,8 +19,14 @@ smoke: minio
 # Every test. The catalogue and its kill matrix run on the simulated stack and once on MinIO
 # with the minio-go client (two cells at a time); `make nightly` adds the rest of the MinIO
 # matrix.
-test: minio
+test: minio pydeps
 	$(GO) test -race -count=1 -timeout 60m ./...
+
+# The Python adapter's tests (runner: TestSystemPython) need python3 with boto3: Debian's package.
+pydeps:
+	@python3 -c 'import boto3' 2>/dev/null || { echo "installing python3-boto3 (Debian) for the Python adapter's tests"; \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update && \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends python3-boto3; }
 
 # The nightly job: the whole catalogue with its kill matrix on MinIO for both store clients
 # (TestCatalogue with FENCEBENCH_NIGHTLY=1 adds the aws-sdk pass), and every catalogue cell as
