@@ -11,17 +11,17 @@ func probeC14(ctx context.Context, t *trial) {
 	x := []byte("fencebench-certify c14 content X " + nonce())
 	e, err := t.s.Put(ctx, k, x)
 	if err != nil {
-		t.errorf("PUT X: %s", answer(err))
+		t.errorOn(err, "PUT X: %s", answer(err))
 		return
 	}
 	ey, err := t.s.Put(ctx, k, []byte("fencebench-certify c14 content Y "+nonce()))
 	if err != nil {
-		t.errorf("PUT Y: %s", answer(err))
+		t.errorOn(err, "PUT Y: %s", answer(err))
 		return
 	}
 	e2, err := t.s.Put(ctx, k, x)
 	if err != nil {
-		t.errorf("PUT X again: %s", answer(err))
+		t.errorOn(err, "PUT X again: %s", answer(err))
 		return
 	}
 	t.detail("PUT X -> %s, PUT Y -> %s, PUT X -> %s", e, ey, e2)
@@ -41,15 +41,15 @@ func probeC15(ctx context.Context, t *trial) {
 	x := []byte("fencebench-certify c15 content X " + nonce())
 	e, err := t.s.Put(ctx, k, x)
 	if err != nil {
-		t.errorf("holder PUT X: %s", answer(err))
+		t.errorOn(err, "holder PUT X: %s", answer(err))
 		return
 	}
 	if _, err := t.peer.Put(ctx, k, []byte("fencebench-certify c15 content Y "+nonce())); err != nil {
-		t.errorf("other writer PUT Y: %s", answer(err))
+		t.errorOn(err, "other writer PUT Y: %s", answer(err))
 		return
 	}
 	if _, err := t.peer.Put(ctx, k, x); err != nil {
-		t.errorf("other writer PUT X: %s", answer(err))
+		t.errorOn(err, "other writer PUT X: %s", answer(err))
 		return
 	}
 	_, err = t.s.PutIfMatch(ctx, k, body("c15 holder"), e)
@@ -71,12 +71,12 @@ func probeC15(ctx context.Context, t *trial) {
 	k2 := t.key("seq")
 	e1, err := t.s.Put(ctx, k2, []byte("fencebench-certify c15 X|seq=1"))
 	if err != nil {
-		t.errorf("holder PUT X|seq=1: %s", answer(err))
+		t.errorOn(err, "holder PUT X|seq=1: %s", answer(err))
 		return
 	}
 	for _, b := range []string{"Y|seq=2", "X|seq=3"} {
 		if _, err := t.peer.Put(ctx, k2, []byte("fencebench-certify c15 "+b)); err != nil {
-			t.errorf("other writer PUT %s: %s", b, answer(err))
+			t.errorOn(err, "other writer PUT %s: %s", b, answer(err))
 			return
 		}
 	}
@@ -96,7 +96,7 @@ func probeC15(ctx context.Context, t *trial) {
 	for i := 1; i <= 10; i++ {
 		e, err := t.s.Put(ctx, k3, fmt.Appendf(nil, "fencebench-certify c15 X|seq=%d", i))
 		if err != nil {
-			t.errorf("PUT X|seq=%d: %s", i, answer(err))
+			t.errorOn(err, "PUT X|seq=%d: %s", i, answer(err))
 			return
 		}
 		if j, dup := seen[e]; dup {

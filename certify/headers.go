@@ -17,7 +17,7 @@ func (t *trial) intact(ctx context.Context, key string, want []byte, etag string
 	o, err := t.s.Get(ctx, key)
 	switch {
 	case err != nil:
-		t.errorf("GET %s afterwards: %s", t.short(key), answer(err))
+		t.errorOn(err, "GET %s afterwards: %s", t.short(key), answer(err))
 	case !bytes.Equal(o.Body, want):
 		t.failf("GET afterwards returns %.100q, want the unchanged %.100q: the refused write was applied", o.Body, want)
 	case etag != "" && o.ETag != etag:
@@ -46,7 +46,7 @@ func probeA1(ctx context.Context, t *trial) {
 	orig := body("a1 original")
 	e, err := t.s.Put(ctx, k, orig)
 	if err != nil {
-		t.errorf("plain PUT: %s", answer(err))
+		t.errorOn(err, "plain PUT: %s", answer(err))
 		return
 	}
 	_, err = t.s.PutIfAbsent(ctx, k, body("a1 create"))
@@ -61,13 +61,13 @@ func probeA2(ctx context.Context, t *trial) {
 	k := t.key("stale")
 	e1, err := t.s.Put(ctx, k, body("a2 v1"))
 	if err != nil {
-		t.errorf("PUT v1: %s", answer(err))
+		t.errorOn(err, "PUT v1: %s", answer(err))
 		return
 	}
 	v2 := body("a2 v2")
 	e2, err := t.s.Put(ctx, k, v2)
 	if err != nil {
-		t.errorf("PUT v2: %s", answer(err))
+		t.errorOn(err, "PUT v2: %s", answer(err))
 		return
 	}
 	if e1 == e2 {
@@ -87,7 +87,7 @@ func probeA3(ctx context.Context, t *trial) {
 	v1 := body("a3 v1")
 	e1, err := t.s.Put(ctx, k, v1)
 	if err != nil {
-		t.errorf("PUT v1: %s", answer(err))
+		t.errorOn(err, "PUT v1: %s", answer(err))
 		return
 	}
 	bogus := "00000000000000000000000000000000"
@@ -142,7 +142,7 @@ func probeA5(ctx context.Context, t *trial) {
 	if _, gerr := t.s.Get(ctx, k); gerr == nil {
 		t.failf("the key exists after PUT If-Match on a missing key (answered %s)", answer(err))
 	} else if !errors.Is(gerr, store.ErrNotFound) {
-		t.errorf("GET afterwards: %s", answer(gerr))
+		t.errorOn(gerr, "GET afterwards: %s", answer(gerr))
 	}
 	if !t.bad() {
 		like := map[string]string{"404": " (as AWS)", "412": " (as R2, Ceph, SeaweedFS, gofakes3, Ozone)"}[t.facts["status"]]
@@ -154,7 +154,7 @@ func probeA6(ctx context.Context, t *trial) {
 	k := t.key("current")
 	e1, err := t.s.Put(ctx, k, body("a6 v1"))
 	if err != nil {
-		t.errorf("PUT v1: %s", answer(err))
+		t.errorOn(err, "PUT v1: %s", answer(err))
 		return
 	}
 	v2 := body("a6 v2")
@@ -168,7 +168,7 @@ func probeA6(ctx context.Context, t *trial) {
 	}
 	o, err := t.s.Get(ctx, k)
 	if err != nil {
-		t.errorf("GET: %s", answer(err))
+		t.errorOn(err, "GET: %s", answer(err))
 		return
 	}
 	if o.ETag != e2 || !bytes.Equal(o.Body, v2) {
@@ -176,7 +176,7 @@ func probeA6(ctx context.Context, t *trial) {
 	}
 	es, err := t.s.List(ctx, k)
 	if err != nil {
-		t.errorf("LIST: %s", answer(err))
+		t.errorOn(err, "LIST: %s", answer(err))
 		return
 	}
 	i := slices.IndexFunc(es, func(e store.Entry) bool { return e.Key == k })

@@ -130,7 +130,7 @@ func probeB10(ctx context.Context, t *trial) {
 	raceProbe(ctx, t, "b10", func(key string) (string, bool) {
 		e0, err := t.s.Put(ctx, key, body("b10 E0"))
 		if err != nil {
-			t.errorf("PUT E0 of %s: %s", key, answer(err))
+			t.errorOn(err, "PUT E0 of %s: %s", key, answer(err))
 			return "", false
 		}
 		return e0, true

@@ -114,23 +114,76 @@ func (r *rawS3) deleteIfMatch(ctx context.Context, key, etag string) rawAnswer {
 }
 
 // deleteObjectsWithETag sends DeleteObjects naming key with <ETag>etag</ETag> and returns the
-// per-key error the store reported for it ("" when none).
-func (r *rawS3) deleteObjectsWithETag(ctx context.Context, key, etag string) (string, error) {
+// per-key error the store reported for it ("" when none), and the request's answer.
+func (r *rawS3) deleteObjectsWithETag(ctx context.Context, key, etag string) (string, rawAnswer) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	out, err := r.c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &r.cfg.Bucket, Delete: &types.Delete{
 		Objects: []types.ObjectIdentifier{{Key: aws.String(key), ETag: aws.String(`"` + store.NormalizeETag(etag) + `"`)}},
 	}})
 	if err != nil {
-		return "", fmt.Errorf("%s", answerOf(smithymiddleware.Metadata{}, err))
+		return "", answerOf(smithymiddleware.Metadata{}, err)
 	}
+	ans := answerOf(out.ResultMetadata, nil)
 	for _, e := range out.Errors {
 		if aws.ToString(e.Key) == key {
 			if c := aws.ToString(e.Code); c != "" {
-				return c, nil
+				return c, ans
 			}
-			return "(no code)", nil
+			return "(no code)", ans
 		}
 	}
-	return "", nil
+	return "", ans
+}
+
+// asError is a failed raw request as a store error (nil when it succeeded), so that a probe's
+// tracker and its error causes treat it like any other request: no response is ambiguous, an
+// answer the store's error kind of that status.
+func (a rawAnswer) asError(op, key string) error {
+	if a.err == nil && a.status/100 == 2 {
+		return nil
+	}
+	e := &store.Error{Op: op, Key: key, Status: a.status, Code: a.code, Err: a.err}
+	switch {
+	case a.status == 0:
+		e.Kind = store.ErrAmbiguous
+	case a.status == 404:
+		e.Kind = store.ErrNotFound
+	case a.status == 412:
+		e.Kind = store.ErrPreconditionFailed
+	case a.status == 409:
+		e.Kind = store.ErrConflict
+	case a.status == 401 || a.status == 403:
+		e.Kind = store.ErrConfig
+	default:
+		e.Kind = store.ErrAmbiguous
+	}
+	if e.Err == nil {
+		e.Err = errors.New(a.String())
+	}
+	return e
+}
+
+// rawDeleteIfMatch sends DELETE If-Match through raw, recorded by the probe's tracker like its
+// other requests; err is the failed request traced (nil when it succeeded).
+func (t *trial) rawDeleteIfMatch(ctx context.Context, raw *rawS3, key, etag string) (rawAnswer, error) {
+	if t.tr == nil {
+		ans := raw.deleteIfMatch(ctx, key, etag)
+		return ans, ans.asError("delete-if-match", t.short(key))
+	}
+	c := t.tr.begin("DELETE If-Match", key, 1)
+	ans := raw.deleteIfMatch(ctx, key, etag)
+	return ans, t.tr.end(ctx, c, ans.asError("delete-if-match", t.short(key)))
+}
+
+// rawDeleteObjectsWithETag sends DeleteObjects with an <ETag> through raw, recorded by the
+// probe's tracker.
+func (t *trial) rawDeleteObjectsWithETag(ctx context.Context, raw *rawS3, key, etag string) (string, rawAnswer, error) {
+	if t.tr == nil {
+		perKey, ans := raw.deleteObjectsWithETag(ctx, key, etag)
+		return perKey, ans, ans.asError("delete-objects-etag", t.short(key))
+	}
+	c := t.tr.begin("DeleteObjects <ETag> (1 key)", key, 1)
+	perKey, ans := raw.deleteObjectsWithETag(ctx, key, etag)
+	return perKey, ans, t.tr.end(ctx, c, ans.asError("delete-objects-etag", t.short(key)))
 }

@@ -15,7 +15,7 @@ func probeD17(ctx context.Context, t *trial) {
 	k := t.key("rac")
 	e, err := t.s.Put(ctx, k, body("d17 v0"))
 	if err != nil {
-		t.errorf("PUT v0: %s", answer(err))
+		t.errorOn(err, "PUT v0: %s", answer(err))
 		return
 	}
 	n := t.opts.Keys
@@ -30,7 +30,7 @@ func probeD17(ctx context.Context, t *trial) {
 		o, err := t.peer.Get(ctx, k)
 		switch {
 		case err != nil:
-			t.errorf("iteration %d: second client's GET: %s", i, answer(err))
+			t.errorOn(err, "iteration %d: second client's GET: %s", i, answer(err))
 			return
 		case o.ETag != e2 || !bytes.Equal(o.Body, b):
 			staleGet++
@@ -38,7 +38,7 @@ func probeD17(ctx context.Context, t *trial) {
 		}
 		es, err := t.peer.List(ctx, k)
 		if err != nil {
-			t.errorf("iteration %d: second client's LIST: %s", i, answer(err))
+			t.errorOn(err, "iteration %d: second client's LIST: %s", i, answer(err))
 			return
 		}
 		if j := slices.IndexFunc(es, func(x store.Entry) bool { return x.Key == k }); j < 0 || es[j].ETag != e2 {
@@ -62,12 +62,12 @@ func probeD18(ctx context.Context, t *trial) {
 		k := t.key(fmt.Sprintf("phantom%d", i))
 		e1, err := t.s.Put(ctx, k, body("d18 v1"))
 		if err != nil {
-			t.errorf("PUT v1: %s", answer(err))
+			t.errorOn(err, "PUT v1: %s", answer(err))
 			return
 		}
 		e2, err := t.peer.Put(ctx, k, body("d18 v2 by the second client"))
 		if err != nil {
-			t.errorf("second client's PUT v2: %s", answer(err))
+			t.errorOn(err, "second client's PUT v2: %s", answer(err))
 			return
 		}
 		_, err = t.s.PutIfMatch(ctx, k, body("d18 v3"), e1)
@@ -111,30 +111,30 @@ func probeE19(ctx context.Context, t *trial) {
 	t.record()
 	raw, err := newRawS3(t.cfg)
 	if err != nil {
-		t.errorf("aws-sdk client: %v", err)
+		t.errorf("aws-sdk client for the conditional delete: %v", err)
 		return
 	}
 	t.detail("the conditional DELETE is sent with aws-sdk-go-v2 directly: the bench's Store interface has no conditional delete")
 	k := t.key("delete")
 	e1, err := t.s.Put(ctx, k, body("e19 v1"))
 	if err != nil {
-		t.errorf("PUT v1: %s", answer(err))
+		t.errorOn(err, "PUT v1: %s", answer(err))
 		return
 	}
 	if _, err := t.s.Put(ctx, k, body("e19 v2")); err != nil {
-		t.errorf("PUT v2: %s", answer(err))
+		t.errorOn(err, "PUT v2: %s", answer(err))
 		return
 	}
-	ans := raw.deleteIfMatch(ctx, k, e1)
+	ans, derr := t.rawDeleteIfMatch(ctx, raw, k, e1)
 	t.fact("answer", ans.String())
 	if ans.err != nil && ans.status == 0 {
-		t.errorf("DELETE If-Match: <stale>: %s", ans)
+		t.errorOn(derr, "DELETE If-Match: <stale>: %s", ans)
 		return
 	}
 	_, gerr := t.s.Get(ctx, k)
 	present := gerr == nil
 	if gerr != nil && !errors.Is(gerr, store.ErrNotFound) {
-		t.errorf("GET afterwards: %s", answer(gerr))
+		t.errorOn(gerr, "GET afterwards: %s", answer(gerr))
 		return
 	}
 	switch {
@@ -159,36 +159,48 @@ func probeE20(ctx context.Context, t *trial) {
 	t.record()
 	raw, err := newRawS3(t.cfg)
 	if err != nil {
-		t.errorf("aws-sdk client: %v", err)
+		t.errorf("aws-sdk client for the conditional delete: %v", err)
 		return
 	}
 	var obs []string
 	// DELETE If-Match on a missing key.
 	miss := t.key("missing")
-	ans := raw.deleteIfMatch(ctx, miss, "6f5902ac237024bdd0c176cb93063dc4")
+	ans, derr := t.rawDeleteIfMatch(ctx, raw, miss, "6f5902ac237024bdd0c176cb93063dc4")
 	t.fact("missing_key_answer", ans.String())
+	if ans.err != nil && ans.status == 0 {
+		t.errorOn(derr, "DELETE If-Match on a missing key: %s", ans)
+		return
+	}
 	obs = append(obs, "DELETE If-Match on a missing key -> "+ans.String())
 
 	// DeleteObjects naming a stale <ETag>.
 	k := t.key("batch-etag")
 	e1, err := t.s.Put(ctx, k, body("e20 v1"))
 	if err != nil {
-		t.errorf("PUT v1: %s", answer(err))
+		t.errorOn(err, "PUT v1: %s", answer(err))
 		return
 	}
 	if _, err := t.s.Put(ctx, k, body("e20 v2")); err != nil {
-		t.errorf("PUT v2: %s", answer(err))
+		t.errorOn(err, "PUT v2: %s", answer(err))
 		return
 	}
-	perKey, err := raw.deleteObjectsWithETag(ctx, k, e1)
-	if err != nil {
-		t.errorf("DeleteObjects with <ETag>: %v", err)
+	perKey, dans, derr := t.rawDeleteObjectsWithETag(ctx, raw, k, e1)
+	if derr != nil && dans.status == 0 {
+		t.errorOn(derr, "DeleteObjects with <ETag>: %s", dans)
 		return
 	}
 	_, gerr := t.s.Get(ctx, k)
 	switch {
+	case derr != nil && (gerr == nil || errors.Is(gerr, store.ErrNotFound)):
+		// The store answered the request itself with an error: what it does with an <ETag>.
+		if gerr != nil {
+			t.failf("DeleteObjects with a stale <ETag> answered %s for the whole request, yet the object was deleted", dans)
+			break
+		}
+		t.fact("deleteobjects_etag", "refused "+dans.String())
+		obs = append(obs, "DeleteObjects with a stale <ETag> -> "+dans.String()+" for the whole request, object kept")
 	case gerr != nil && !errors.Is(gerr, store.ErrNotFound):
-		t.errorf("GET afterwards: %s", answer(gerr))
+		t.errorOn(gerr, "GET afterwards: %s", answer(gerr))
 		return
 	case perKey != "" && gerr == nil:
 		t.fact("deleteobjects_etag", "honoured")
@@ -208,7 +220,7 @@ func probeE20(ctx context.Context, t *trial) {
 	for i := range 3 {
 		kk := t.key(fmt.Sprintf("batch%d", i))
 		if _, err := t.s.Put(ctx, kk, body("e20 batch")); err != nil {
-			t.errorf("PUT %s: %s", t.short(kk), answer(err))
+			t.errorOn(err, "PUT %s: %s", t.short(kk), answer(err))
 			return
 		}
 		keys = append(keys, kk)
@@ -226,7 +238,7 @@ func probeE20(ctx context.Context, t *trial) {
 		if _, err := t.s.Get(ctx, kk); err == nil {
 			t.failf("the bench's DeleteMany reported %s deleted, but it is still there", t.short(kk))
 		} else if !errors.Is(err, store.ErrNotFound) {
-			t.errorf("GET %s afterwards: %s", t.short(kk), answer(err))
+			t.errorOn(err, "GET %s afterwards: %s", t.short(kk), answer(err))
 		}
 	}
 	if !t.bad() {
