@@ -161,7 +161,10 @@ func (x *index) stops() []int32 {
 }
 
 // latestGrant is w's most recent grant at term invoked by t: an ownership acquisition of its
-// own, its own Transfer or a Transfer to it that possibly applied; -1 when there is none.
+// own, its own Transfer or a Transfer to it that applied; -1 when there is none. A Transfer
+// whose outcome stayed unknown is no grant here: taking it for one would move the point a
+// supersession must follow past a supersession that did explain the stop (a transfer cut by a
+// reset after the successor's sweep), and a stop is called spurious only when it is sure.
 func (x *index) latestGrant(w string, term int64, t time.Duration) int32 {
 	var best int32 = -1
 	consider := func(p int32) {
@@ -179,7 +182,7 @@ func (x *index) latestGrant(w string, term int64, t time.Duration) int32 {
 		if e.Invoke > t {
 			break
 		}
-		if (e.Writer == w || e.Detail == w) && (e.Term == term || e.Term == 0) && x.possiblyApplied(p) {
+		if (e.Writer == w || e.Detail == w) && (e.Term == term || e.Term == 0) && x.certainlyApplied(p) {
 			consider(p)
 		}
 	}

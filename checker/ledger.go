@@ -183,6 +183,19 @@ func (x *index) possiblyApplied(p int32) bool {
 	return false
 }
 
+// certainlyApplied reports whether the fence write at p landed: ok, or ambiguous and shown
+// applied by the ledger.
+func (x *index) certainlyApplied(p int32) bool {
+	e := &x.ev[p]
+	switch e.Outcome {
+	case history.OK:
+		return true
+	case history.Ambiguous:
+		return x.resolved[p].Outcome == ResolvedApplied
+	}
+	return false
+}
+
 // attest proves, per declared fault, that it fired: an L7 fault by a ledger entry naming its
 // rule, an L4 or protocol fault by a FaultStart event naming it.
 func (x *index) attest() []FaultAttestation {

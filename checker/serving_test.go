@@ -128,6 +128,18 @@ func TestStopJustification(t *testing.T) {
 			h.claim("c", 6, k6, 50, 55, 0, "c0", history.OK, "seal")
 			return h, nil
 		}, nil},
+		// Found by guided exploration: the successor's claim swept s's key, then a retry of s's
+		// transfer was cut by a connection reset (unknown outcome, no request in the ledger);
+		// s's next attempt found the key gone and s was fenced. The unknown transfer is no
+		// grant: the sweep before it explains the fence.
+		{"fenced after a higher term, past a transfer whose outcome stayed unknown", func() (*hb, []int64) {
+			h := &hb{}
+			h.claim("s", 5, k5, 0, 10, 0, "s0", history.OK, "seal")
+			h.claim("c", 6, k6, 50, 55, 0, "c0", history.OK, "seal")
+			h.simple(history.Transfer, "s", 5, k5, 60, 61, history.Ambiguous, "x")
+			h.fenced("s", 5, 90, "key gone: the term's key was swept")
+			return h, nil
+		}, nil},
 		{"higher-term claim before the writer's own grant", func() (*hb, []int64) {
 			h := &hb{}
 			h.claim("c", 6, k6, 0, 5, 0, "c0", history.OK, "seal")
