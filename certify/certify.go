@@ -70,6 +70,12 @@ type Options struct {
 	Keys int
 	// Racers are the racer counts of B9 and B10; nil means [DefaultRacers].
 	Racers []int
+	// RaceBudget bounds how long B9 and B10 start new keys for one racer count: past it the
+	// races in flight finish and the probe is judged on the keys it raced (fewer than Keys
+	// on a slow store, said in its details). 0 means [DefaultRaceBudget]; a negative value
+	// means no bound but the probe's own deadline. Either way a racer count stops starting
+	// keys once its share of the probe's remaining time is spent.
+	RaceBudget time.Duration
 	// Writers is the number of concurrent writers of the CAS chain (B11); 0 means 4.
 	Writers int
 	// Rounds is how many times every probe runs with every client, each round on fresh keys
@@ -102,6 +108,10 @@ type Options struct {
 	// Progress, when set, is called after every probe with the result of its round.
 	Progress func(Result)
 }
+
+// DefaultRaceBudget is the default of [Options.RaceBudget]: the pinned MinIO races 50 keys
+// of 32 racers in a few seconds on two busy cores, a slow store a few keys.
+const DefaultRaceBudget = 10 * time.Second
 
 // DefaultKeys is the default of [Options.Keys].
 const DefaultKeys = 50
@@ -300,6 +310,9 @@ func (o *Options) normalize() error {
 	}
 	if o.Keys == 0 {
 		o.Keys = DefaultKeys
+	}
+	if o.RaceBudget == 0 {
+		o.RaceBudget = DefaultRaceBudget
 	}
 	if o.Keys < 1 {
 		return fmt.Errorf("certify: keys %d: want at least 1", o.Keys)

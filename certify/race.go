@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/store"
 	"github.com/fencebench/fencebench/storeprobe"
@@ -79,14 +80,21 @@ func (t *trial) judgeRace(ctx context.Context, key string, n int, rs []storeprob
 func raceProbe(ctx context.Context, t *trial, tag string, setup func(key string) (etag string, ok bool),
 	op func(s store.Store, key string, body []byte, etag string) (string, error)) {
 	var summary []string
-	for _, n := range t.opts.Racers {
+	for ri, n := range t.opts.Racers {
 		clients, err := t.stores(n)
 		if err != nil {
 			t.errorf("store clients: %v", err)
 			return
 		}
+		stop, budgeted := raceBudget(ctx, len(t.opts.Racers)-ri, t.opts.RaceBudget)
 		var st raceStats
 		for k := 0; k < t.opts.Keys && ctx.Err() == nil; k++ {
+			if k > 0 && budgeted && time.Now().After(stop) {
+				// A slow store is judged on the races it finished rather than not at all.
+				t.detail("N=%d: %d of %d keys raced: the probe's time budget for this racer count was spent", n, k, t.opts.Keys)
+				t.fact(fmt.Sprintf("n%d_budget_cut", n), "true")
+				break
+			}
 			key := t.key(fmt.Sprintf("n%d-k%d", n, k))
 			etag, ok := setup(key)
 			if !ok {
@@ -119,6 +127,27 @@ func raceProbe(ctx context.Context, t *trial, tag string, setup func(key string)
 	if !t.bad() {
 		t.observe("%s: exactly one 2xx per key, every loser 412 or 409, GET returns the winner's nonce", strings.Join(summary, ", "))
 	}
+}
+
+// raceShare is the part of a probe's remaining time that its racer counts may spend starting
+// new keys; the rest is left for the keys in flight and the judging.
+const raceShare = 0.8
+
+// raceBudget is when a race probe stops starting new keys for the current racer count, with
+// left racer counts (this one included) still to run: at most limit from now (when limit is
+// positive), and at most its share of the time to the probe's deadline. budgeted is false
+// when neither bounds it.
+func raceBudget(ctx context.Context, left int, limit time.Duration) (stop time.Time, budgeted bool) {
+	if limit > 0 {
+		stop, budgeted = time.Now().Add(limit), true
+	}
+	if dl, ok := ctx.Deadline(); ok && left >= 1 {
+		share := time.Now().Add(time.Duration(float64(time.Until(dl)) * raceShare / float64(left)))
+		if !budgeted || share.Before(stop) {
+			stop, budgeted = share, true
+		}
+	}
+	return stop, budgeted
 }
 
 func probeB9(ctx context.Context, t *trial) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/outcome"
@@ -39,6 +40,47 @@ type ComparedStore struct {
 	ExitCode int             `json:"exit_code"`
 	// Report is the store's own report, relative to the comparison's folder ("" when none).
 	Report string `json:"report,omitempty"`
+	// Duration is how long the store's certification or run took.
+	Duration time.Duration `json:"duration,omitempty"`
+	// Enforces lists what the store was seen to enforce: each HARD probe it passed in every
+	// round with every client, by name.
+	Enforces []string `json:"enforces,omitempty"`
+	// Wrong lists what the store got wrong or could not be judged on, each with its witness.
+	Wrong []StoreFinding `json:"wrong,omitempty"`
+	// Checks are the store's findings checked once more by a minimal request sequence of
+	// their own, outside the probes, each said plainly: a property of the store, a
+	// limitation of the bench, or not judged.
+	Checks []HandCheck `json:"checks,omitempty"`
+}
+
+// StoreFinding is one probe's result that is not a pass: the row, its verdict, what was
+// seen, and the witness (or the cause of an error).
+type StoreFinding struct {
+	Row     string          `json:"row"`
+	Verdict checker.Verdict `json:"verdict"`
+	Seen    string          `json:"seen"`
+	Witness string          `json:"witness,omitempty"`
+}
+
+// The judgements of a hand check.
+const (
+	// StoreProperty: the minimal sequence shows the same thing: the store does it.
+	StoreProperty = "property of the store"
+	// BenchLimitation: the minimal sequence does not show it: the finding came from the
+	// bench's load, clients or timing, not from the store's semantics.
+	BenchLimitation = "limitation of the bench"
+	// NotJudged: the minimal sequence got no usable answer; the finding stays open and the
+	// store is not given a green verdict on it.
+	NotJudged = "not judged"
+)
+
+// HandCheck is one finding checked by a minimal request sequence: the steps sent, one per
+// line, as plain HTTP requests and their answers, and the judgement.
+type HandCheck struct {
+	Finding   string   `json:"finding"`
+	Steps     []string `json:"steps"`
+	Judgement string   `json:"judgement"`
+	Why       string   `json:"why"`
 }
 
 // ComparedRow is one probe and client, or one cell, across the stores.

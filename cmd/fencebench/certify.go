@@ -37,6 +37,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	rounds := boundedIntFlag(fs, "rounds", certify.DefaultRounds, 1, certify.MaxRounds, "repeat every probe `n` times, on fresh keys each round; one failing round fails a HARD probe")
 	probes := fs.String("probes", "", "comma-separated probe IDs to run (default: all; see the report for the list)")
+	raceBudget := fs.Duration("race-budget", certify.DefaultRaceBudget, "how long B9 and B10 start new keys for one racer count; past it they are judged on the keys raced (a slow store is judged on fewer than --keys)")
 	probeTimeout := fs.Duration("probe-timeout", certify.DefaultProbeTimeout, "deadline of every probe run (one probe, one client, one round); a probe that reaches it errors, naming the request it waited for")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("deadline of the whole certification; the probes left when it passes are not started (default %v per round)", certify.DefaultTimeoutPerRound))
 	verbose := fs.Bool("v", false, "debug logs, and every probe's details in the text report")
@@ -81,7 +82,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return code
 		}
 		return certifyStores(ctx, s, certify.Options{Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids, Logger: logger,
-			ProbeTimeout: *probeTimeout, Timeout: *timeout, Progress: certifyProgress(stderr)}, args, *asJSON, *verbose)
+			ProbeTimeout: *probeTimeout, Timeout: *timeout, RaceBudget: *raceBudget, Progress: certifyProgress(stderr)}, args, *asJSON, *verbose)
 	}
 	dir := filepath.Join(*out, runID)
 	ctx, sink, st, code := sf.openIn(ctx, "certify", runID, dir, logger, red, stderr)
@@ -93,7 +94,7 @@ func certifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	info := e.Info()
 	fmt.Fprintf(stderr, "certifying %s at %s, bucket %s, prefix %s\n", info.Server, info.Endpoint, info.Bucket, prefix)
 	rep, err := certify.Run(ctx, e, certify.Options{Store: info, Clients: clients, Keys: *keys, Rounds: rounds.n, Probes: ids,
-		Prefix: prefix, Cleanup: st.Cleanup, Logger: logger, ProbeTimeout: *probeTimeout, Timeout: *timeout,
+		Prefix: prefix, Cleanup: st.Cleanup, Logger: logger, ProbeTimeout: *probeTimeout, Timeout: *timeout, RaceBudget: *raceBudget,
 		Progress: certifyProgress(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench certify: %v\n", err)
