@@ -145,13 +145,35 @@ VERSITYGW := $(STORES_BIN)/versitygw
 ROUNDS ?= 3
 COMPARE_MINIO ?= 21526
 
-.PHONY: compare-stores versitygw
+# SeaweedFS (`weed mini`): its go.mod has replace directives, which `go install mod@version`
+# refuses, so the module is downloaded at the pinned version and built as the main module
+# (about fifteen minutes on two busy cores). rclone (`rclone serve s3`) is a plain go install.
+SEAWEEDFS_VERSION := v0.0.0-20261109003541-7506e5f91cd6
+WEED := $(STORES_BIN)/weed
+RCLONE_MODULE := github.com/rclone/rclone@v1.76.0
+RCLONE := $(STORES_BIN)/rclone
+
+.PHONY: compare-stores versitygw seaweedfs rclone
 
 versitygw: $(VERSITYGW)
+seaweedfs: $(WEED)
+rclone: $(RCLONE)
 
-compare-stores: minio $(VERSITYGW) $(KNOWN_BUGS)/$(COMPARE_MINIO)/minio
+$(WEED):
+	@mkdir -p $(STORES_BIN)
+	@echo "building SeaweedFS $(SEAWEEDFS_VERSION) into .cache/stores; this takes about fifteen minutes"
+	dir=$$($(GO) mod download -json github.com/seaweedfs/seaweedfs@$(SEAWEEDFS_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p') && \
+	  [ -n "$$dir" ] && cd $$dir && CGO_ENABLED=0 GOFLAGS=-mod=mod $(GO) build -trimpath -o $(WEED) ./weed
+
+$(RCLONE):
+	@mkdir -p $(STORES_BIN)
+	CGO_ENABLED=0 GOBIN=$(STORES_BIN) $(GO) install $(RCLONE_MODULE)
+
+compare-stores: minio $(VERSITYGW) $(WEED) $(RCLONE) $(KNOWN_BUGS)/$(COMPARE_MINIO)/minio
 	@mkdir -p $(CURDIR)/results/compare-stores
 	FENCEBENCH_VERSITYGW_BIN=$(VERSITYGW) FENCEBENCH_COMPARE_ROUNDS=$(ROUNDS) \
+		FENCEBENCH_SEAWEEDFS_BIN=$(WEED) FENCEBENCH_SEAWEEDFS_VERSION="$(SEAWEEDFS_VERSION)" \
+		FENCEBENCH_RCLONE_BIN=$(RCLONE) FENCEBENCH_RCLONE_VERSION="$(RCLONE_MODULE:github.com/rclone/rclone@%=%)" \
 		FENCEBENCH_OTHER_MINIO_BIN=$(KNOWN_BUGS)/$(COMPARE_MINIO)/minio \
 		FENCEBENCH_OTHER_MINIO_SERVER="MinIO $(RELEASE_$(COMPARE_MINIO)) (minio#$(COMPARE_MINIO))" \
 		FENCEBENCH_OTHER_MINIO_FAILS=$(FAILS_$(COMPARE_MINIO)) \

@@ -39,11 +39,9 @@ func TestCompareStoresVersitygw(t *testing.T) {
 	}
 	pinned := externalMinIO(t)
 	front, _ := unsafestore.Serve(t, pinned.Config(), &unsafestore.Options{Mode: unsafestore.CheckThenAct, Gap: 5 * time.Millisecond})
-	gw := startVersitygw(t, bin, "fencebench")
+	gw := startVersitygwPosix(t, bin, "versitygw-posix", versitygwVersion, "fencebench")
 	t.Setenv("MINIO_KEY", pinned.AccessKey)
 	t.Setenv("MINIO_SECRET", pinned.SecretKey)
-	t.Setenv("VGW_KEY", gw.access)
-	t.Setenv("VGW_SECRET", gw.secret)
 	pinnedServer := "MinIO " + strings.TrimPrefix(compose.MinIOPin, "github.com/minio/minio@") + " (pinned)"
 	entries := []storeEntry{{"pinned-minio", pinnedServer, pinned.Endpoint, pinned.Bucket, "MINIO"}}
 	secrets := []string{pinned.SecretKey, gw.secret}
@@ -54,8 +52,22 @@ func TestCompareStoresVersitygw(t *testing.T) {
 		entries = append(entries, storeEntry{"other-minio", os.Getenv("FENCEBENCH_OTHER_MINIO_SERVER"), other.Endpoint, other.Bucket, "OLD"})
 		secrets = append(secrets, other.SecretKey)
 	}
-	entries = append(entries, storeEntry{"versitygw-posix", "versitygw v1.8.0, posix backend", gw.endpoint, "fencebench", "VGW"},
-		storeEntry{"check-then-act-front", "check-then-act front over the pinned MinIO", front.Endpoint, pinned.Bucket, "MINIO"})
+	// The third-party stores: versitygw always, SeaweedFS and rclone when built.
+	third := []thirdParty{gw}
+	if b := os.Getenv("FENCEBENCH_SEAWEEDFS_BIN"); b != "" {
+		third = append(third, startSeaweedFS(t, b, envOr("FENCEBENCH_SEAWEEDFS_VERSION", binVersion(b, "version")), "fencebench"))
+	}
+	if b := os.Getenv("FENCEBENCH_RCLONE_BIN"); b != "" {
+		third = append(third, startRclone(t, b, envOr("FENCEBENCH_RCLONE_VERSION", binVersion(b, "version")), "fencebench"))
+	}
+	for i, p := range third {
+		v := fmt.Sprintf("TP%d", i)
+		t.Setenv(v+"_KEY", p.access)
+		t.Setenv(v+"_SECRET", p.secret)
+		entries = append(entries, storeEntry{p.name, p.server, p.endpoint, p.bucket, v})
+		secrets = append(secrets, p.secret)
+	}
+	entries = append(entries, storeEntry{"check-then-act-front", "check-then-act front over the pinned MinIO", front.Endpoint, pinned.Bucket, "MINIO"})
 	file := writeStores(t, entries...)
 	out := os.Getenv("FENCEBENCH_COMPARE_OUT")
 	if out == "" {
@@ -65,15 +77,41 @@ func TestCompareStoresVersitygw(t *testing.T) {
 	if _, err := strconv.Atoi(rounds); err != nil {
 		rounds = "3"
 	}
+	start := time.Now()
 	code, stdout, stderr := runCLI("certify", "--stores", file, "--rounds", rounds, "--out", out)
-	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	t.Logf("exit %d in %v\nstdout:\n%s\nstderr:\n%s", code, time.Since(start).Round(time.Second), stdout, stderr)
 	dirs, _ := filepath.Glob(filepath.Join(out, "certify-*"))
 	if len(dirs) == 0 {
 		t.Fatalf("no comparison written")
 	}
-	cmp := readComparison(t, dirs[len(dirs)-1])
+	dir := dirs[len(dirs)-1]
+	cmp := readComparison(t, dir)
 	checkCompared(t, cmp, entries)
+	// Each third-party store's findings checked once more by a minimal request sequence,
+	// shown on the page.
+	for i, s := range cmp.Stores {
+		for _, p := range third {
+			if p.name == s.Name {
+				cmp.Stores[i].Checks = handChecks(t, p, cmp, i)
+				for _, hc := range cmp.Stores[i].Checks {
+					t.Logf("%s: %s: %s (%s)\n  %s", s.Name, hc.Finding, hc.Judgement, hc.Why, strings.Join(hc.Steps, "\n  "))
+				}
+			}
+		}
+	}
+	if err := reports.WriteComparison(dir, cmp); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("comparison: %s", filepath.Join(dir, "compare.html"))
 	noSecrets(t, out, stdout+stderr, secrets...)
+}
+
+// envOr is $name, or def when it is unset.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 // checkCompared checks the comparison's stores against the entries of the stores file: each

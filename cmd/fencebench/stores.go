@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/certify"
 	"github.com/fencebench/fencebench/checker"
@@ -214,12 +215,53 @@ func certifyStores(ctx context.Context, s *storesRun, o certify.Options, args []
 			_ = rep.WriteText(s.stderr, false)
 		}
 		s.record(i, overallVerdict(rep.Verdict), rep.Summary(), "certify.html")
+		cs := &s.cmp.Stores[i]
+		cs.Duration = rep.Duration.Round(time.Second)
+		cs.Enforces, cs.Wrong = storeFindings(rep)
 		for _, r := range rep.Results {
 			s.cmp.Set(r.ID+" ("+r.Client+")", r.Title+" ["+string(r.Class)+"]", i, probeCell(s.specs[i].Name, r))
 		}
 		return rep.ExitCode()
 	})
 	return s.finish(ctx, asJSON)
+}
+
+// storeFindings says what a certification saw the store do: the HARD probes it passed in
+// every round with every client ("A1 <title>"), and every result that failed or could not be
+// judged, with its witness or cause.
+func storeFindings(rep *certify.Report) (enforces []string, wrong []reports.StoreFinding) {
+	passed := map[string]bool{}
+	var order []string
+	for _, r := range rep.Results {
+		if r.Class == certify.Hard {
+			id := r.ID + " " + r.Title
+			if _, ok := passed[id]; !ok {
+				passed[id] = true
+				order = append(order, id)
+			}
+			passed[id] = passed[id] && r.Verdict == certify.Pass
+		}
+		if r.Verdict != certify.Fail && r.Verdict != certify.Error {
+			continue
+		}
+		f := reports.StoreFinding{Row: r.ID + " (" + r.Client + ")", Verdict: r.Verdict, Seen: r.Observed}
+		switch {
+		case r.Witness != nil:
+			f.Witness = r.Witness.Text()
+		case r.Cause != "":
+			f.Witness = "[" + string(r.ErrorClass) + "] " + r.Cause
+		}
+		if r.Variation != "" {
+			f.Seen = r.Variation + "; " + f.Seen
+		}
+		wrong = append(wrong, f)
+	}
+	for _, id := range order {
+		if passed[id] {
+			enforces = append(enforces, id)
+		}
+	}
+	return enforces, wrong
 }
 
 // overallVerdict is the colour of a certification's verdict.
