@@ -92,7 +92,9 @@ func (h *handS3) do(method, key string, headers map[string]string, body []byte, 
 	return a
 }
 
-func handKey(t *testing.T, what string) string { return "fencebench-handcheck/" + what + "-" + randomHex(t, 4) }
+func handKey(t *testing.T, what string) string {
+	return "fencebench-handcheck/" + what + "-" + randomHex(t, 4)
+}
 
 // checkConditionalDelete: is DELETE If-Match with a stale ETag honoured? The certification's
 // E19 says honoured (true or false); the minimal sequence is PUT v1, PUT v2, DELETE If-Match
@@ -222,4 +224,3 @@ func handChecks(t *testing.T, p thirdParty, cmp reports.Comparison, i int) []rep
 	}
 	return []reports.HandCheck{checkIfMatchMissing(t, p, a5pass), checkConditionalDelete(t, p, e19), checkTornRead(t, p, b11failed)}
 }
-
