@@ -166,7 +166,7 @@ func startVersitygwPosix(t *testing.T, bin, name, version, bucket string) thirdP
 
 // startRclone starts `rclone serve s3` over a fresh local folder holding the bucket, on a
 // free loopback port, with generated credentials given by its environment variable
-// RCLONE_AUTH_KEY.
+// RCLONE_AUTH_KEY (a list read as CSV, so the key,secret pair is quoted).
 func startRclone(t *testing.T, bin, version, bucket string) thirdParty {
 	t.Helper()
 	root := t.TempDir()
@@ -176,7 +176,7 @@ func startRclone(t *testing.T, bin, version, bucket string) thirdParty {
 	port := freePort(t)
 	p := thirdParty{name: "rclone", server: "rclone " + version + " (serve s3, local folder)", bucket: bucket,
 		endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), access: "rcl" + randomHex(t, 6), secret: randomHex(t, 20)}
-	p.log = startProcess(t, bin, root, []string{"RCLONE_AUTH_KEY=" + p.access + "," + p.secret, "RCLONE_CONFIG=" + os.DevNull},
+	p.log = startProcess(t, bin, root, []string{"RCLONE_AUTH_KEY=\"" + p.access + "," + p.secret + "\"", "RCLONE_CONFIG=" + os.DevNull},
 		"serve", "s3", "--addr", fmt.Sprintf("127.0.0.1:%d", port), root)
 	waitBucket(t, p, false, 30*time.Second)
 	return p
