@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/outcome"
@@ -68,5 +69,37 @@ func TestComparison(t *testing.T) {
 	run.Finish()
 	if r := run.Rows[0]; !r.Differs || r.Cells[1].Label != labelStoreUnsafe || r.Cells[1].Link != "b/steady/report.html" {
 		t.Errorf("run row %+v", r)
+	}
+}
+
+// TestComparisonStoreCards: a store's card shows how long it took, what it enforces, what it
+// got wrong with the witness, and its hand checks with their steps and judgements, all
+// escaped; a store without any of them has no card.
+func TestComparisonStoreCards(t *testing.T) {
+	c := Comparison{Kind: "certify", ExitCode: 1, Stores: []ComparedStore{
+		{Name: "gw", Server: "versitygw v1.8.0", Verdict: checker.Fail, Duration: 20 * time.Second,
+			Enforces: []string{"A1 If-None-Match: * refused"},
+			Wrong:    []StoreFinding{{Row: "B11 (aws-sdk)", Verdict: checker.Fail, Seen: "not linearizable", Witness: "op 1 <GET> body v2 ETag E1"}},
+			Checks: []HandCheck{{Finding: "B11: torn read", Judgement: StoreProperty, Why: "a GET returned <two> versions",
+				Steps: []string{`GET /b/k  ->  200 body "<script>x</script>"`}}}},
+		{Name: "plain"}}}
+	c.Set("A1 (minio-go)", "", 0, ComparedCell{Verdict: checker.Pass, Label: "pass"})
+	dir := t.TempDir()
+	if err := WriteComparison(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "compare.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{`id="store-gw"`, "took 20s", "A1 If-None-Match: * refused", "B11 (aws-sdk)", "op 1 &lt;GET&gt; body v2 ETag E1",
+		"property of the store", "a GET returned &lt;two&gt; versions", "&lt;script&gt;x&lt;/script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>x") || strings.Contains(page, `id="store-plain"`) {
+		t.Errorf("unescaped content, or a card for a store with nothing to show")
 	}
 }
