@@ -195,10 +195,10 @@ func checkTornRead(t *testing.T, p thirdParty, b11Failed bool) reports.HandCheck
 	hc.Steps = append(hc.Steps, torn...)
 	switch {
 	case len(torn) > 0 && !b11Failed:
-		hc.Judgement, hc.Why = reports.StoreProperty, "a GET returned one version's body with another version's ETag: body and ETag are not read as one; "+
+		hc.Judgement, hc.Why = reports.StoreProperty, "a GET returned a body with an ETag that is not that body's (another version's, or none): body and ETag are not read as one; "+
 			"B11 passed in this certification, so its pass does not cover this (B11 catches it only when a torn read lands in its chain)"
 	case len(torn) > 0:
-		hc.Judgement, hc.Why = reports.StoreProperty, "a GET returned one version's body with another version's ETag: body and ETag are not read as one"
+		hc.Judgement, hc.Why = reports.StoreProperty, "a GET returned a body with an ETag that is not that body's (another version's, or none): body and ETag are not read as one"
 	case b11Failed:
 		hc.Judgement, hc.Why = reports.NotJudged, "no torn read in this sequence; the probe's failure stays open (not a green verdict)"
 	default:
