@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -88,11 +87,10 @@ func DrawSeed() uint64 {
 	}
 }
 
-// Run executes every cell of scs and persists everything under Out/<RunID>/. It returns an
-// error only when the run could not start at all (no store, results folder not writable, the
-// prefix claimed by another run; a bad run id or prefix wraps outcome.ErrBadInput); per-cell problems
-// are in the cells' verdicts.
-func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome.Summary, error) {
+// begin fills opts' defaults (results folder, run id, prefix), checks the run id and the
+// prefix (a bad one wraps outcome.ErrBadInput), and creates the run's folder; it returns when
+// the run started, its logger and its folder. Run and RunSystem both start this way.
+func (opts *Options) begin() (time.Time, *slog.Logger, string, error) {
 	if opts.Out == "" {
 		opts.Out = "results"
 	}
@@ -104,18 +102,30 @@ func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome
 		opts.Prefix = opts.RunID + "/"
 	}
 	if err := ValidateRunID(opts.RunID); err != nil {
-		return nil, err
+		return started, nil, "", err
 	}
 	if err := store.ValidatePrefix(opts.Prefix); err != nil {
-		return nil, fmt.Errorf("%w: %w", outcome.ErrBadInput, err)
+		return started, nil, "", fmt.Errorf("%w: %w", outcome.ErrBadInput, err)
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	dir := filepath.Join(opts.Out, opts.RunID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("runner: results folder: %w", err)
+		return started, nil, "", fmt.Errorf("runner: results folder: %w", err)
+	}
+	return started, log, dir, nil
+}
+
+// Run executes every cell of scs and persists everything under Out/<RunID>/. It returns an
+// error only when the run could not start at all (no store, results folder not writable, the
+// prefix claimed by another run; a bad run id or prefix wraps outcome.ErrBadInput); per-cell problems
+// are in the cells' verdicts.
+func Run(ctx context.Context, scs []*scenarios.Scenario, opts Options) (*outcome.Summary, error) {
+	started, log, dir, err := opts.begin()
+	if err != nil {
+		return nil, err
 	}
 	e := opts.Env
 	if e == nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -54,29 +53,9 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 	if so.Launcher == nil {
 		return nil, fmt.Errorf("%w: no system to run", outcome.ErrBadInput)
 	}
-	if opts.Out == "" {
-		opts.Out = "results"
-	}
-	started := time.Now()
-	if opts.RunID == "" {
-		opts.RunID = NewRunID(started)
-	}
-	if opts.Prefix == "" {
-		opts.Prefix = opts.RunID + "/"
-	}
-	if err := ValidateRunID(opts.RunID); err != nil {
+	started, log, dir, err := opts.begin()
+	if err != nil {
 		return nil, err
-	}
-	if err := store.ValidatePrefix(opts.Prefix); err != nil {
-		return nil, fmt.Errorf("%w: %w", outcome.ErrBadInput, err)
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	dir := filepath.Join(opts.Out, opts.RunID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("runner: results folder: %w", err)
 	}
 	e := opts.Env
 	if e == nil {
