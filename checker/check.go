@@ -18,31 +18,34 @@ func Check(in Input) Result {
 		return errored(res, msg)
 	}
 	x := buildIndex(in)
-	res.Resolved = x.ambiguityStats()
-	loss, lost := x.noAckedWriteLoss()
+	att := &attestationJudge{x}
+	dur, exc, attr := &durabilityJudge{x}, &exclusionJudge{index: x}, &attributionJudge{x}
+	fen, reads, lin := &fencingJudge{x}, &readsJudge{x}, &linJudge{x}
+	res.Resolved = att.ambiguityStats()
+	loss, lost := dur.noAckedWriteLoss()
 	res.Lost = lost
-	attribution, acked := x.ackAttribution()
+	attribution, acked := attr.ackAttribution()
 	res.Acked = acked
 	res.Invariants = []InvariantResult{
 		loss,
-		x.mutualExclusion(),
+		exc.mutualExclusion(),
 		attribution,
-		x.fencedTerminal(),
-		x.seqMonotonic(),
-		x.noSpuriousFencing(),
-		x.targetAcksAreDurable(),
-		x.hydrationIntegrity(),
-		x.ownerNeverReadUnsealed(),
-		x.storeLinearizable(),
-		x.recoverySeesAcked(),
-		x.handoffResolves(),
+		exc.fencedTerminal(),
+		(&seqJudge{x}).seqMonotonic(),
+		fen.noSpuriousFencing(),
+		dur.targetAcksAreDurable(),
+		reads.hydrationIntegrity(),
+		reads.ownerNeverReadUnsealed(),
+		lin.storeLinearizable(),
+		dur.recoverySeesAcked(),
+		(&servingJudge{x}).handoffResolves(),
 	}
-	res.Liveness = x.liveness()
+	res.Liveness = (&livenessJudge{index: x}).liveness()
 	if in.Expect.MaxTimeToFence > 0 {
 		res.Invariants = append(res.Invariants, timeToFence(res.Liveness, in.Expect.MaxTimeToFence))
 	}
 	excuseLag(res.Invariants, in.Expect.Lag)
-	res.Attestation = x.attest()
+	res.Attestation = att.attest()
 	compose(&res, x)
 	return res
 }
@@ -253,15 +256,6 @@ func verbOf(v Verdict) string {
 		return "was inconclusive"
 	}
 	return "failed"
-}
-
-func (x *index) everFenced(w string) bool {
-	for _, p := range x.fenced {
-		if x.ev[p].Writer == w {
-			return true
-		}
-	}
-	return false
 }
 
 // Exit maps a verdict to the bench's process exit code: 0 pass, 1 fail, 2 inconclusive,

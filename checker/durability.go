@@ -10,7 +10,11 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-func (x *index) noAckedWriteLoss() (InvariantResult, []LostWrite) {
+// durabilityJudge judges what an acknowledgement promises: NoAckedWriteLoss, TargetAcksAreDurable
+// and RecoverySeesAcked.
+type durabilityJudge struct{ *index }
+
+func (x *durabilityJudge) noAckedWriteLoss() (InvariantResult, []LostWrite) {
 	r := newResult(NoAckedWriteLoss)
 	if x.recovered == nil {
 		if len(x.acks) == 0 {
@@ -63,7 +67,7 @@ func (x *index) noAckedWriteLoss() (InvariantResult, []LostWrite) {
 // narrateLoss tells how op lw.Op, acknowledged at ack event p, went missing: who acked it,
 // through which CAS, and which other writer took ownership and read its restore point around
 // that time.
-func (x *index) narrateLoss(lw LostWrite, p int32, more int) (string, []int64) {
+func (x *durabilityJudge) narrateLoss(lw LostWrite, p int32, more int) (string, []int64) {
 	a := &x.ev[p]
 	var b strings.Builder
 	fmt.Fprintf(&b, "op %d, acknowledged by %s (term %d) at %s, is missing from %s",
@@ -96,7 +100,7 @@ func (x *index) narrateLoss(lw LostWrite, p int32, more int) (string, []int64) {
 	if more > 0 {
 		fmt.Fprintf(&b, "; %s also missing", plural(more, "more acknowledged op is", "more acknowledged ops are"))
 	}
-	ids := idsOf(x, p, cas, restore)
+	ids := x.idsOf(p, cas, restore)
 	if succ >= 0 {
 		ids = append(ids, x.acqs[succ].id)
 		slices.Sort(ids)
@@ -106,7 +110,7 @@ func (x *index) narrateLoss(lw LostWrite, p int32, more int) (string, []int64) {
 
 // successor picks the other writer's acquisition (at a term >= term) that best explains a
 // loss at time t: the latest one completed by t, else the first one after.
-func (x *index) successor(w string, term int64, t time.Duration) int {
+func (x *durabilityJudge) successor(w string, term int64, t time.Duration) int {
 	best := -1
 	for i, a := range x.acqs {
 		if a.writer == w || a.term < term {
@@ -124,7 +128,7 @@ func (x *index) successor(w string, term int64, t time.Duration) int {
 	return best
 }
 
-func (x *index) restoreAfter(w string, t time.Duration) int32 {
+func (x *durabilityJudge) restoreAfter(w string, t time.Duration) int32 {
 	for _, p := range x.restores {
 		if e := &x.ev[p]; e.Writer == w && e.Invoke >= t {
 			return p
@@ -133,25 +137,7 @@ func (x *index) restoreAfter(w string, t time.Duration) int32 {
 	return -1
 }
 
-// casOf finds the accepted CAS behind the ack at p: same writer, key and seq, invoked when
-// the ack says.
-func (x *index) casOf(p int32) int32 {
-	a := &x.ev[p]
-	var found int32 = -1
-	for _, c := range x.cas {
-		e := &x.ev[c]
-		if e.Invoke > a.Complete {
-			break
-		}
-		if e.Writer == a.Writer && e.Outcome == history.OK &&
-			(e.Invoke == a.Invoke || (e.Key == a.Key && e.Seq == a.Seq)) {
-			found = c
-		}
-	}
-	return found
-}
-
-func (x *index) targetAcksAreDurable() InvariantResult {
+func (x *durabilityJudge) targetAcksAreDurable() InvariantResult {
 	r := newResult(TargetAcksAreDurable)
 	adopted := map[string]int{} // writer -> index into acqs of its first adoption
 	for i, a := range x.acqs {
@@ -226,7 +212,7 @@ func (x *index) targetAcksAreDurable() InvariantResult {
 // the copy's op set at the finish) must contain every op whose Ack completed before the
 // recovery finished: acknowledged before, an op is in the snapshot the copy read or was
 // replicated to it, or the recovery had to fail and start over.
-func (x *index) recoverySeesAcked() InvariantResult {
+func (x *durabilityJudge) recoverySeesAcked() InvariantResult {
 	r := newResult(RecoverySeesAcked)
 	reads := 0
 	var firstRead, firstAck int32 = -1, -1
@@ -270,7 +256,7 @@ func (x *index) recoverySeesAcked() InvariantResult {
 	r.Explanation = fmt.Sprintf("%s acknowledged before a recovery finished but missing from it", plural(r.Violations, "op", "ops"))
 	r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's recovery, which ran from %s "+
 		"to %s (%s)", firstOp, ack.Writer, ack.Term, secs(ack.Complete), e.Writer, secs(e.Invoke), secs(e.Complete), orNone(e.Detail))
-	r.Counterexample = idsOf(x, firstAck, firstRead)
+	r.Counterexample = x.idsOf(firstAck, firstRead)
 	return r
 }
 

@@ -9,18 +9,30 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// exclusionJudge judges that one writer owns a term at a time: MutualExclusion and
+// FencedIsTerminal.
+type exclusionJudge struct {
+	*index
+	// best and second are, per prefix of the acquisitions, the highest term and the highest
+	// term of another writer (termLeaders).
+	best, second []termTop
+}
+
+// attributionJudge judges that every ack is its acker's own op: AckAttribution.
+type attributionJudge struct{ *index }
+
 // MutualExclusion, for each ack by W at term Tw whose CAS was invoked at t: a violation when
 // another writer V completed an acquisition before t at a term above Tw, or at Tw and after
 // W's own latest acquisition completed before t, unless the fence key's chain shows V's
 // acquisition wrote before W's (see chainOlder). An acquisition at a lower term never counts
 // against W: it is the lower-term writer's acks that are then in violation.
-func (x *index) mutualExclusion() InvariantResult {
+func (x *exclusionJudge) mutualExclusion() InvariantResult {
 	r := newResult(MutualExclusion)
 	n := len(x.acqs)
-	best, second := x.termLeaders()
+	x.best, x.second = x.termLeaders()
 	firstAck, firstV := int32(-1), -1
 	for _, p := range x.acks {
-		v := x.rivalOwner(p, best, second)
+		v := x.rivalOwner(p)
 		if v < 0 {
 			continue
 		}
@@ -47,7 +59,7 @@ func (x *index) mutualExclusion() InvariantResult {
 		"and acknowledged %s at %s: two owners at once, since %s holds %s",
 		v.writer, v.term, verbFor(v.kind), secs(v.complete), e.Writer, e.Term, secs(e.Invoke),
 		opList(e.Ops), secs(e.Complete), v.writer, why)
-	r.Counterexample = idsOf(x, firstAck, cas)
+	r.Counterexample = x.idsOf(firstAck, cas)
 	r.Counterexample = append(r.Counterexample, v.id)
 	slices.Sort(r.Counterexample)
 	r.Counterexample = slices.Compact(r.Counterexample)
@@ -62,7 +74,7 @@ type termTop struct {
 
 // termLeaders computes the prefix maxima of term over distinct writers: for each prefix of
 // the acquisitions, the best and the best of any other writer.
-func (x *index) termLeaders() (best, second []termTop) {
+func (x *exclusionJudge) termLeaders() (best, second []termTop) {
 	n := len(x.acqs)
 	best = make([]termTop, n)
 	second = make([]termTop, n)
@@ -87,7 +99,7 @@ func (x *index) termLeaders() (best, second []termTop) {
 
 // rivalOwner returns the index of an acquisition by another writer that owned the fence when
 // ack p was invoked (a higher term, or the same term acquired later), or -1.
-func (x *index) rivalOwner(p int32, best, second []termTop) int {
+func (x *exclusionJudge) rivalOwner(p int32) int {
 	n := len(x.acqs)
 	e := &x.ev[p]
 	t := e.Invoke
@@ -96,7 +108,7 @@ func (x *index) rivalOwner(p int32, best, second []termTop) int {
 		return -1
 	}
 	v := -1
-	b, s := best[pfx-1], second[pfx-1]
+	b, s := x.best[pfx-1], x.second[pfx-1]
 	if b.i >= 0 && x.acqs[b.i].writer != e.Writer && b.term > e.Term {
 		v = b.i
 	} else if s.i >= 0 && x.acqs[s.i].writer != e.Writer && s.term > e.Term {
@@ -140,7 +152,7 @@ func (x *index) rivalOwner(p int32, best, second []termTop) int {
 // applied them. Equal seqs are never excused, nor is an acquisition whose seq another
 // accepted write of the key also claims with another token (a fork, as a store without
 // atomic preconditions allows): there the chain orders nothing.
-func (x *index) chainOlder(i, own int) bool {
+func (x *exclusionJudge) chainOlder(i, own int) bool {
 	if own < 0 {
 		return false
 	}
@@ -158,7 +170,7 @@ func (x *index) chainOlder(i, own int) bool {
 	return true
 }
 
-func (x *index) ackAttribution() (InvariantResult, int) {
+func (x *attributionJudge) ackAttribution() (InvariantResult, int) {
 	r := newResult(AckAttribution)
 	lo, hi, nOps, nAcked := x.opRange()
 	wid := writerIDs{}
@@ -208,7 +220,7 @@ func (x *index) ackAttribution() (InvariantResult, int) {
 }
 
 // opRange is the range of the op IDs of the submissions and acks, and how many of each there are.
-func (x *index) opRange() (lo, hi int64, nOps, nAcked int) {
+func (x *attributionJudge) opRange() (lo, hi int64, nOps, nAcked int) {
 	first := true
 	note := func(op int64) {
 		if first || op < lo {
@@ -248,7 +260,7 @@ func (m writerIDs) id(w string) int32 {
 
 // submissions maps each op to the writer it was first submitted to; extra lists the other
 // writers an op was submitted to as well.
-func (x *index) submissions(lo, hi int64, nOps int, wid writerIDs) (*idMap, map[int64][]int32) {
+func (x *attributionJudge) submissions(lo, hi int64, nOps int, wid writerIDs) (*idMap, map[int64][]int32) {
 	submitted := newIDMap(lo, hi, nOps)
 	extra := map[int64][]int32{}
 	for _, p := range x.ops {
@@ -272,7 +284,7 @@ func (x *index) submissions(lo, hi int64, nOps int, wid writerIDs) (*idMap, map[
 
 // attributionFailure tells the first violation: op acknowledged by ack p, either a second
 // time (other is the first ack) or by a writer it was not submitted to (other is -1).
-func (x *index) attributionFailure(r InvariantResult, p, other int32, op int64) InvariantResult {
+func (x *attributionJudge) attributionFailure(r InvariantResult, p, other int32, op int64) InvariantResult {
 	r.Status = Fail
 	r.Explanation = fmt.Sprintf("%s of ack attribution", plural(r.Violations, "violation", "violations"))
 	e := &x.ev[p]
@@ -280,12 +292,12 @@ func (x *index) attributionFailure(r InvariantResult, p, other int32, op int64) 
 		o := &x.ev[other]
 		r.Narrative = fmt.Sprintf("op %d was acknowledged twice: by %s (term %d) at %s and again by %s (term %d) at %s",
 			op, o.Writer, o.Term, secs(o.Complete), e.Writer, e.Term, secs(e.Complete))
-		r.Counterexample = idsOf(x, other, p)
+		r.Counterexample = x.idsOf(other, p)
 		return r
 	}
 	r.Narrative = fmt.Sprintf("op %d was acknowledged by %s (term %d) at %s, but no client submitted it to %s",
 		op, e.Writer, e.Term, secs(e.Complete), e.Writer)
-	r.Counterexample = idsOf(x, p)
+	r.Counterexample = x.idsOf(p)
 	return r
 }
 
@@ -294,7 +306,7 @@ func (x *index) attributionFailure(r InvariantResult, p, other int32, op int64) 
 // incarnation). A StandDown at term T is terminal for T in the same way: no Ack and no ok
 // acquisition at T afterwards in that incarnation. A relocation target that gave a handoff
 // up may serve later only under a grant at another term.
-func (x *index) fencedTerminal() InvariantResult {
+func (x *exclusionJudge) fencedTerminal() InvariantResult {
 	r := newResult(FencedTerminal)
 	type stop struct {
 		p     int32
@@ -364,6 +376,6 @@ func (x *index) fencedTerminal() InvariantResult {
 	}
 	r.Narrative = fmt.Sprintf("%s %s at %s (term %d: %q) and still %s at %s",
 		f.Writer, verb, secs(f.Complete), f.Term, f.Err, what, secs(e.Complete))
-	r.Counterexample = idsOf(x, firstF, firstE)
+	r.Counterexample = x.idsOf(firstF, firstE)
 	return r
 }

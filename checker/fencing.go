@@ -8,6 +8,9 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// fencingJudge judges that every stop was justified by a grant elsewhere: NoSpuriousFencing.
+type fencingJudge struct{ *index }
+
 // NoSpuriousFencing judges every stop of a writer W at term T — the first Fenced event of
 // each incarnation, and every StandDown (a relocation source giving up after its revert was
 // refused) — against W's own most recent grant at T invoked by the time the stop completed:
@@ -36,7 +39,7 @@ import (
 //
 // Likewise every publication the segment publish gate refused must be preceded by a Claim by
 // another writer at a higher term (any outcome): the gate refuses only a superseded writer.
-func (x *index) noSpuriousFencing() InvariantResult {
+func (x *fencingJudge) noSpuriousFencing() InvariantResult {
 	r := newResult(NoSpuriousFencing)
 	stops := x.stops()
 	var first stopJudgement
@@ -54,7 +57,7 @@ func (x *index) noSpuriousFencing() InvariantResult {
 	}
 	silenced, refusals := x.silencedPublishes()
 	if r.Violations == 0 && len(silenced) == 0 {
-		what := stopsText(x, stops)
+		what := x.stopsText(stops)
 		if refusals > 0 {
 			what += " and " + plural(refusals, "refused publication", "refused publications")
 		}
@@ -67,13 +70,13 @@ func (x *index) noSpuriousFencing() InvariantResult {
 	}
 	r.Status = Fail
 	if r.Violations == 0 {
-		return silencedResult(r, x, silenced)
+		return x.silencedResult(r, silenced)
 	}
 	r.Violations += len(silenced)
 	r.Explanation = fmt.Sprintf("%s without a legitimate supersession", plural(r.Violations, "fence or stand-down",
 		"fences or stand-downs"))
 	r.Narrative = x.stopNarrative(first)
-	r.Counterexample = idsOf(x, first.pos, first.grant, first.stale, first.illegit)
+	r.Counterexample = x.idsOf(first.pos, first.grant, first.stale, first.illegit)
 	return r
 }
 
@@ -89,7 +92,7 @@ type stopJudgement struct {
 }
 
 // judgeStop judges the stop at p.
-func (x *index) judgeStop(p int32) stopJudgement {
+func (x *fencingJudge) judgeStop(p int32) stopJudgement {
 	f := &x.ev[p]
 	term := f.Term
 	if term == 0 {
@@ -117,7 +120,7 @@ const targetGaveUp = "relocation-target"
 
 // storeFailedSince reports whether a store call or segment fetch of w invoked at or after
 // since and completed by t failed or had an unknown outcome.
-func (x *index) storeFailedSince(w string, since, t time.Duration) bool {
+func (x *fencingJudge) storeFailedSince(w string, since, t time.Duration) bool {
 	for _, p := range x.order {
 		e := &x.ev[p]
 		if e.Invoke > t {
@@ -140,7 +143,7 @@ func (x *index) storeFailedSince(w string, since, t time.Duration) bool {
 // StandDown, whichever came first (a writer stops once), in history order. A relocation
 // target giving a handoff up is judged too, but it ends only that handoff: the copy may
 // serve later under another grant, so it does not hide the stop that ends the incarnation.
-func (x *index) stops() []int32 {
+func (x *fencingJudge) stops() []int32 {
 	var out []int32
 	seen := map[string]time.Duration{} // writer -> incarnation start of its recorded stop
 	for _, p := range x.order {
@@ -165,7 +168,7 @@ func (x *index) stops() []int32 {
 // whose outcome stayed unknown is no grant here: taking it for one would move the point a
 // supersession must follow past a supersession that did explain the stop (a transfer cut by a
 // reset after the successor's sweep), and a stop is called spurious only when it is sure.
-func (x *index) latestGrant(w string, term int64, t time.Duration) int32 {
+func (x *fencingJudge) latestGrant(w string, term int64, t time.Duration) int32 {
 	var best int32 = -1
 	consider := func(p int32) {
 		if best < 0 || eventOrder(x.ev[p], x.ev[best]) > 0 {
@@ -198,7 +201,7 @@ const (
 
 // supersessionKind says whether the event at p, by another writer than w, supersedes w at
 // term (whatever its timing).
-func (x *index) supersessionKind(p int32, w string, term int64) int {
+func (x *fencingJudge) supersessionKind(p int32, w string, term int64) int {
 	e := &x.ev[p]
 	if e.Writer == w {
 		return notSupersession
@@ -244,7 +247,7 @@ func (x *index) supersessionKind(p int32, w string, term int64) int {
 // tookFrom reports whether claim p took w's fence object over: the ledger shows one of its
 // conditional PUTs on the claim's key, sent while the claim ran, applied with an If-Match
 // naming a token w held on that key.
-func (x *index) tookFrom(p int32, w string) bool {
+func (x *fencingJudge) tookFrom(p int32, w string) bool {
 	e := &x.ev[p]
 	held := map[string]bool{}
 	for i := range x.ev {
@@ -270,7 +273,7 @@ func (x *index) tookFrom(p int32, w string) bool {
 // supersededSince finds a supersession of w at term by another writer, invoked by t and not
 // completed before since. It returns it (or -1), the latest supersession that completed
 // before since (or -1), and an illegitimate same-term acquisition in the window (or -1).
-func (x *index) supersededSince(w string, term int64, since, t time.Duration) (by, stale, illegit int32) {
+func (x *fencingJudge) supersededSince(w string, term int64, since, t time.Duration) (by, stale, illegit int32) {
 	stale, illegit = -1, -1
 	for _, list := range [][]int32{x.claims, x.reverts, x.adopts} {
 		for _, p := range list {
@@ -296,7 +299,7 @@ func (x *index) supersededSince(w string, term int64, since, t time.Duration) (b
 }
 
 // stopsText counts fences and stand-downs for an explanation.
-func stopsText(x *index, stops []int32) string {
+func (x *fencingJudge) stopsText(stops []int32) string {
 	fences := 0
 	for _, p := range stops {
 		if x.ev[p].Kind == history.Fenced {
@@ -311,7 +314,7 @@ func stopsText(x *index, stops []int32) string {
 }
 
 // stopNarrative tells why a stop was not justified.
-func (x *index) stopNarrative(j stopJudgement) string {
+func (x *fencingJudge) stopNarrative(j stopJudgement) string {
 	f := &x.ev[j.pos]
 	what := "was fenced"
 	if f.Kind == history.StandDown {
@@ -377,25 +380,9 @@ func grantText(g *history.Event, w string) string {
 	}
 }
 
-// termBefore is the term of w's latest claim or acquisition invoked by t.
-func (x *index) termBefore(w string, t time.Duration) int64 {
-	var term int64
-	for _, p := range x.claims {
-		if e := &x.ev[p]; e.Writer == w && e.Invoke <= t {
-			term = e.Term
-		}
-	}
-	for _, a := range x.acqs {
-		if a.writer == w && a.invoke <= t && a.term > term {
-			term = a.term
-		}
-	}
-	return term
-}
-
 // ownsTermLegitimately reports whether writer xw could legitimately take term's chain at time
 // t: it sealed the term itself, or a transfer to it stands (not reverted before t).
-func (x *index) ownsTermLegitimately(xw string, term int64, t time.Duration) bool {
+func (x *fencingJudge) ownsTermLegitimately(xw string, term int64, t time.Duration) bool {
 	for _, p := range x.claims {
 		e := &x.ev[p]
 		if e.Invoke > t {
@@ -434,7 +421,7 @@ func (x *index) ownsTermLegitimately(xw string, term int64, t time.Duration) boo
 // term, and such a key exists only once a claim at that term was invoked (whatever its
 // outcome); a refusal without one silenced a healthy shard, for instance because the fence
 // could not be read.
-func (x *index) silencedPublishes() ([]int32, int) {
+func (x *fencingJudge) silencedPublishes() ([]int32, int) {
 	var out []int32
 	refusals := 0
 	for _, p := range x.order {
@@ -462,12 +449,12 @@ func (x *index) silencedPublishes() ([]int32, int) {
 }
 
 // silencedResult reports refused publications when no fence was spurious.
-func silencedResult(r InvariantResult, x *index, silenced []int32) InvariantResult {
+func (x *fencingJudge) silencedResult(r InvariantResult, silenced []int32) InvariantResult {
 	r.Violations = len(silenced)
 	r.Explanation = fmt.Sprintf("%s refused without a higher term", plural(r.Violations, "publication", "publications"))
 	e := &x.ev[silenced[0]]
 	r.Narrative = fmt.Sprintf("%s (term %d) had a segment publication refused at %s (%q), but before then no other "+
 		"writer had claimed a higher term: the publish gate silenced a healthy shard", e.Writer, e.Term, secs(e.Complete), e.Err)
-	r.Counterexample = idsOf(x, silenced[0])
+	r.Counterexample = x.idsOf(silenced[0])
 	return r
 }

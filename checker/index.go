@@ -10,7 +10,14 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// index is the history reorganised once, in linear time, for the invariants to share.
+// index is the history reorganised once, in linear time, for the invariants to share: events
+// per kind, ownership acquisitions, ambiguous writes resolved from the ledger, restarted
+// writers' aliases and the recovered set, with the lookups every invariant needs (grants by
+// writer and term, incarnations, first fences, the CAS behind an ack). It judges nothing. The
+// judges do, one per family of invariants (durabilityJudge, exclusionJudge, attributionJudge,
+// fencingJudge, readsJudge, linJudge, seqJudge, servingJudge, livenessJudge, and
+// attestationJudge for what the run attests): each takes the index as its input and owns the
+// state it derives from it.
 type index struct {
 	in    Input
 	ev    []history.Event // as given; positions below index into it
@@ -368,4 +375,48 @@ func setOf(ids []int64) *idMap {
 		m.set(id, 0)
 	}
 	return m
+}
+
+// casOf finds the accepted CAS behind the ack at p: same writer, key and seq, invoked when
+// the ack says.
+func (x *index) casOf(p int32) int32 {
+	a := &x.ev[p]
+	var found int32 = -1
+	for _, c := range x.cas {
+		e := &x.ev[c]
+		if e.Invoke > a.Complete {
+			break
+		}
+		if e.Writer == a.Writer && e.Outcome == history.OK &&
+			(e.Invoke == a.Invoke || (e.Key == a.Key && e.Seq == a.Seq)) {
+			found = c
+		}
+	}
+	return found
+}
+
+// termBefore is the term of w's latest claim or acquisition invoked by t.
+func (x *index) termBefore(w string, t time.Duration) int64 {
+	var term int64
+	for _, p := range x.claims {
+		if e := &x.ev[p]; e.Writer == w && e.Invoke <= t {
+			term = e.Term
+		}
+	}
+	for _, a := range x.acqs {
+		if a.writer == w && a.invoke <= t && a.term > term {
+			term = a.term
+		}
+	}
+	return term
+}
+
+// everFenced reports whether w was ever fenced.
+func (x *index) everFenced(w string) bool {
+	for _, p := range x.fenced {
+		if x.ev[p].Writer == w {
+			return true
+		}
+	}
+	return false
 }

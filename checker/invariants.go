@@ -37,7 +37,7 @@ func newResult(name history.Invariant) InvariantResult {
 	return InvariantResult{Name: name, Status: Pass, Guarantee: guarantees[name]}
 }
 
-func idsOf(x *index, ps ...int32) []int64 {
+func (x *index) idsOf(ps ...int32) []int64 {
 	var ids []int64
 	for _, p := range ps {
 		if p >= 0 {

@@ -9,6 +9,10 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// attestationJudge reports what the run attests beside the invariants: how the ambiguous
+// writes resolved, and which declared faults fired.
+type attestationJudge struct{ *index }
+
 // ledgerSlack tolerates a request reaching the proxy a hair before the client stamped its
 // invoke time (both read the same run clock, but at different moments).
 const ledgerSlack = time.Millisecond
@@ -148,7 +152,7 @@ func (x *index) resolve(e *history.Event, ls []int, until time.Duration) (string
 }
 
 // ambiguityStats reports resolutions in history order.
-func (x *index) ambiguityStats() AmbiguityStats {
+func (x *attestationJudge) ambiguityStats() AmbiguityStats {
 	var s AmbiguityStats
 	ps := make([]int32, 0, len(x.resolved))
 	for p := range x.resolved {
@@ -198,7 +202,7 @@ func (x *index) certainlyApplied(p int32) bool {
 
 // attest proves, per declared fault, that it fired: an L7 fault by a ledger entry naming its
 // rule, an L4 or protocol fault by a FaultStart event naming it.
-func (x *index) attest() []FaultAttestation {
+func (x *attestationJudge) attest() []FaultAttestation {
 	var out []FaultAttestation
 	for _, f := range x.in.Expect.Faults {
 		a := FaultAttestation{Name: f.Name, Layer: f.Layer, Missed: f.Missed}

@@ -11,6 +11,9 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// linJudge judges the store's answers in the ledger: StoreLinearizable.
+type linJudge struct{ *index }
+
 // determines reports the single state a legal operation leaves the register in, if it does.
 func determines(o *regOperation) (regState, bool) {
 	switch {
@@ -205,7 +208,7 @@ func (c *chunk) porcupineOps(part int) []porcupine.Operation {
 // storeLinearizable runs the check. Writers that made fence writes while the ledger was
 // recording but have no ledger entry at all bypassed the proxy: their requests are invisible,
 // so the check cannot be judged.
-func (x *index) storeLinearizable() InvariantResult {
+func (x *linJudge) storeLinearizable() InvariantResult {
 	r := newResult(StoreLinearizable)
 	if len(x.in.Ledger) == 0 {
 		r.Explanation = "no ledger: nothing to check"
@@ -338,7 +341,7 @@ func describeReq(o *regOperation) string {
 
 // linFailure reports operation bad of chunk c as unexplainable after operation prev (-1: after
 // the chunk's initial state).
-func (x *index) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) InvariantResult {
+func (x *linJudge) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) InvariantResult {
 	r.Status = Fail
 	r.Violations = 1
 	o := &c.ops[bad]
@@ -380,14 +383,14 @@ func (x *index) linFailure(r InvariantResult, c *chunk, bad, prevIdx int) Invari
 	return r
 }
 
-func (x *index) linTimeout() time.Duration {
+func (x *linJudge) linTimeout() time.Duration {
 	if x.in.LinearizabilityTimeout <= 0 {
 		return 30 * time.Second
 	}
 	return x.in.LinearizabilityTimeout
 }
 
-func (x *index) hasFenceWrites() bool {
+func (x *linJudge) hasFenceWrites() bool {
 	for i := range x.ev {
 		if writesKey(x.ev[i].Kind) && isFenceKey(x.ev[i].Key) {
 			return true
@@ -399,7 +402,7 @@ func (x *index) hasFenceWrites() bool {
 // writersOutsideLedger names writers with fence writes during the ledger's span but no ledger
 // entry. A writer acting only after the ledger's last entry (an auditor that bypasses the
 // proxy) cannot hide anything from the recorded part and is not counted.
-func (x *index) writersOutsideLedger() []string {
+func (x *linJudge) writersOutsideLedger() []string {
 	seen := map[string]bool{}
 	var last time.Duration
 	for i := range x.in.Ledger {

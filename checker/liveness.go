@@ -7,6 +7,14 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// livenessJudge measures when things happened rather than whether they may: time to fence,
+// zombies and stuck writers.
+type livenessJudge struct {
+	*index
+	// first is, per writer, when it first acted (its first event other than a client op).
+	first map[string]time.Duration
+}
+
 // stuckSyncs is how many trailing ambiguous syncs without an ack make a writer "stuck".
 const stuckSyncs = 3
 
@@ -20,7 +28,7 @@ const slowAttempts = 3
 // limit: a claim at a higher term that did not fail outright (at its completion when ok, its
 // invocation otherwise — a sweep runs mid-claim), or an equal-term acquisition completed after
 // w's own first acquisition of that term. It returns the other writer and the time.
-func (x *index) supersession(w string, term int64, limit time.Duration) (string, time.Duration, bool) {
+func (x *livenessJudge) supersession(w string, term int64, limit time.Duration) (string, time.Duration, bool) {
 	var ownFirst time.Duration = -1
 	for _, a := range x.acqs {
 		if a.writer == w && a.term == term {
@@ -53,7 +61,7 @@ func (x *index) supersession(w string, term int64, limit time.Duration) (string,
 	return by, at, found
 }
 
-func (x *index) firstSeen() map[string]time.Duration {
+func (x *livenessJudge) firstSeen() map[string]time.Duration {
 	out := map[string]time.Duration{}
 	for _, p := range x.order {
 		e := &x.ev[p]
@@ -67,18 +75,18 @@ func (x *index) firstSeen() map[string]time.Duration {
 	return out
 }
 
-func (x *index) liveness() Liveness {
+func (x *livenessJudge) liveness() Liveness {
 	var lv Liveness
-	first := x.firstSeen()
-	fencedWriters := x.fenceDelays(&lv, first)
-	lv.Zombies = x.zombies(fencedWriters, first)
+	x.first = x.firstSeen()
+	fencedWriters := x.fenceDelays(&lv)
+	lv.Zombies = x.zombies(fencedWriters)
 	lv.Stuck = x.stuck()
 	return lv
 }
 
 // fenceDelays adds the time from supersession to Fenced of every fenced writer, and returns
 // the writers that got fenced.
-func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[string]bool {
+func (x *livenessJudge) fenceDelays(lv *Liveness) map[string]bool {
 	fencedWriters := map[string]bool{}
 	for _, p := range x.firstFenced() {
 		f := &x.ev[p]
@@ -91,7 +99,7 @@ func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[st
 		if !ok {
 			continue
 		}
-		at = max(at, first[f.Writer])
+		at = max(at, x.first[f.Writer])
 		// A superseded writer learns its fate when it next acts: the bound runs from then.
 		from := at
 		if act, ok := x.firstActionAfter(f.Writer, at); ok && act < f.Complete {
@@ -106,7 +114,7 @@ func (x *index) fenceDelays(lv *Liveness, first map[string]time.Duration) map[st
 }
 
 // firstActionAfter is the invoke time of w's first sync, CAS or claim invoked at or after t.
-func (x *index) firstActionAfter(w string, t time.Duration) (time.Duration, bool) {
+func (x *livenessJudge) firstActionAfter(w string, t time.Duration) (time.Duration, bool) {
 	best, found := time.Duration(0), false
 	for _, list := range [][]int32{x.syncs, x.cas, x.claims} {
 		for _, p := range list {
@@ -119,7 +127,7 @@ func (x *index) firstActionAfter(w string, t time.Duration) (time.Duration, bool
 }
 
 // attempts counts w's syncs and CAS steps invoked in [from, to].
-func (x *index) attempts(w string, from, to time.Duration) int {
+func (x *livenessJudge) attempts(w string, from, to time.Duration) int {
 	n := 0
 	for _, list := range [][]int32{x.syncs, x.cas} {
 		for _, p := range list {
@@ -133,7 +141,7 @@ func (x *index) attempts(w string, from, to time.Duration) int {
 
 // zombies are writers superseded, never fenced, crashed or stood down, yet still syncing
 // afterwards.
-func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Duration) []Zombie {
+func (x *livenessJudge) zombies(fencedWriters map[string]bool) []Zombie {
 	var out []Zombie
 	gone := map[string]bool{}
 	for _, p := range x.crashes {
@@ -169,7 +177,7 @@ func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Dur
 		if !ok {
 			continue
 		}
-		at = max(at, first[w])
+		at = max(at, x.first[w])
 		if lastActive[w] > at {
 			from, _ := x.firstActionAfter(w, at)
 			out = append(out, Zombie{Writer: w, Term: term, SupersededBy: by, SupersededAt: at, ActedAt: from,
@@ -180,7 +188,7 @@ func (x *index) zombies(fencedWriters map[string]bool, first map[string]time.Dur
 }
 
 // stuck are writers whose history ends in a run of ambiguous syncs with no ack after its start.
-func (x *index) stuck() []Stuck {
+func (x *livenessJudge) stuck() []Stuck {
 	var out []Stuck
 	type run struct {
 		n     int

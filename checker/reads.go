@@ -7,10 +7,14 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// readsJudge judges what copies read from the store: HydrationIntegrity and
+// OwnerNeverReadUnsealed.
+type readsJudge struct{ *index }
+
 // HydrationIntegrity: no Hydrate failed with 404 (a listed file vanished) — scoped, as in the
 // segment-flow model, to owners: a hydrating writer superseded by a higher-term claim before
 // the fetch completed may lose files, which is the correct outcome for it.
-func (x *index) hydrationIntegrity() InvariantResult {
+func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	r := newResult(HydrationIntegrity)
 	var first int32 = -1
 	skipped := 0
@@ -56,13 +60,13 @@ func (x *index) hydrationIntegrity() InvariantResult {
 	} else {
 		r.Narrative += "; no recorded collection deleted it"
 	}
-	r.Counterexample = idsOf(x, first, col)
+	r.Counterexample = x.idsOf(first, col)
 	return r
 }
 
 // supersededBy returns a claim by another writer at a term above term, not failed outright,
 // invoked by t; -1 when none.
-func (x *index) supersededBy(w string, term int64, t time.Duration) int32 {
+func (x *readsJudge) supersededBy(w string, term int64, t time.Duration) int32 {
 	for _, p := range x.claims {
 		e := &x.ev[p]
 		if e.Invoke > t {
@@ -79,7 +83,7 @@ func (x *index) supersededBy(w string, term int64, t time.Duration) int32 {
 // "relocation-target", by W at T is invoked after an ok Claim by W at T completed. Reads at
 // term 0 are exempt: they are a recovering copy that holds no term and serves nothing as an
 // owner (Hydrate Detail "recovery").
-func (x *index) ownerNeverReadUnsealed() InvariantResult {
+func (x *readsJudge) ownerNeverReadUnsealed() InvariantResult {
 	r := newResult(OwnerNeverReadUnsealed)
 	type wt struct {
 		w    string
@@ -135,11 +139,11 @@ func (x *index) ownerNeverReadUnsealed() InvariantResult {
 	if ok {
 		r.Narrative = fmt.Sprintf("%s %s at term %d at %s before sealing: its claim of term %d completed only at %s",
 			e.Writer, what, e.Term, secs(e.Invoke), e.Term, secs(x.ev[claim].Complete))
-		r.Counterexample = idsOf(x, first, claim)
+		r.Counterexample = x.idsOf(first, claim)
 	} else {
 		r.Narrative = fmt.Sprintf("%s %s at term %d at %s without ever claiming term %d",
 			e.Writer, what, e.Term, secs(e.Invoke), e.Term)
-		r.Counterexample = idsOf(x, first)
+		r.Counterexample = x.idsOf(first)
 	}
 	return r
 }

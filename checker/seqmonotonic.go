@@ -9,6 +9,9 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// seqJudge judges the fence chains' sequence numbers: SeqMonotonic.
+type seqJudge struct{ *index }
+
 type chainWrite struct {
 	seq    int64
 	token  string
@@ -29,7 +32,7 @@ type chainWrite struct {
 // than by time keeps the check independent of response delays. Tokens must not repeat on a
 // key, neither in the events nor among the ETags the ledger saw applied conditional PUTs
 // return.
-func (x *index) seqMonotonic() InvariantResult {
+func (x *seqJudge) seqMonotonic() InvariantResult {
 	r := newResult(SeqMonotonic)
 	chains, excused := x.seqChains()
 	var v seqViolations
@@ -58,14 +61,14 @@ func (x *index) seqMonotonic() InvariantResult {
 	r.Status = Fail
 	r.Explanation = fmt.Sprintf("%s of the per-key seq chain", plural(r.Violations, "violation", "violations"))
 	r.Narrative = v.msg
-	r.Counterexample = idsOf(x, v.a, v.b)
+	r.Counterexample = x.idsOf(v.a, v.b)
 	r.LedgerEntries = v.ledger
 	return r
 }
 
 // seqChains collects the accepted writes per fence key, and the seqs of ambiguous writes
 // whose outcome stays unknown (they may fill a gap).
-func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool) {
+func (x *seqJudge) seqChains() (map[string][]chainWrite, map[string]map[int64]bool) {
 	chains := map[string][]chainWrite{}
 	excused := map[string]map[int64]bool{}
 	var ledgerByID map[int64]int
@@ -121,7 +124,7 @@ func (x *index) seqChains() (map[string][]chainWrite, map[string]map[int64]bool)
 
 // actedOnAfter reports whether w completed a write or an ack on key after t: a claim,
 // CAS, transfer, revert or adoption that succeeded, or an acknowledgement.
-func (x *index) actedOnAfter(w, key string, t time.Duration) bool {
+func (x *seqJudge) actedOnAfter(w, key string, t time.Duration) bool {
 	for i := range x.ev {
 		e := &x.ev[i]
 		if e.Writer == w && e.Key == key && e.Invoke > t && e.Outcome == history.OK &&
@@ -159,7 +162,7 @@ func placeAfter(ch []chainWrite) {
 
 // ledgerHops maps (key, token) to the ETags of the ledger's applied PUT If-Match on key
 // that presented token.
-func (x *index) ledgerHops() map[[2]string][]string {
+func (x *seqJudge) ledgerHops() map[[2]string][]string {
 	next := map[[2]string][]string{}
 	for i := range x.in.Ledger {
 		l := &x.in.Ledger[i]

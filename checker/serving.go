@@ -7,6 +7,9 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
+// servingJudge judges that a relocation ends with one copy serving: HandoffResolves.
+type servingJudge struct{ *index }
+
 // HandoffResolves judges Expect.Serving: the named writer S ends holding the chain. Its latest
 // ownership acquisition (an ok Claim, Adopt or Revert) must be followed by no stop of its own
 // — a Fenced or StandDown event, a Crash, a completed Handoff or a Transfer that possibly
@@ -16,7 +19,7 @@ import (
 // Op event): S must also have acknowledged an op after that acquisition, so a copy that owns
 // the chain but never serves (a source whose revert succeeded and that stays blocked) fails.
 // With no writer named the invariant holds trivially.
-func (x *index) handoffResolves() InvariantResult {
+func (x *servingJudge) handoffResolves() InvariantResult {
 	r := x.handoffResolvesAsRun()
 	if u := x.in.Expect.Unrun; r.Status == Fail && len(u) > 0 {
 		// The expectation assumed a schedule that did not happen: a step that would have
@@ -31,7 +34,7 @@ func (x *index) handoffResolves() InvariantResult {
 
 // handoffResolvesAsRun judges Expect.Serving on the history as it is, whether or not every
 // step of the schedule ran.
-func (x *index) handoffResolvesAsRun() InvariantResult {
+func (x *servingJudge) handoffResolvesAsRun() InvariantResult {
 	r := newResult(HandoffResolves)
 	s := x.in.Expect.Serving
 	if s == "" {
@@ -56,7 +59,7 @@ func (x *index) handoffResolvesAsRun() InvariantResult {
 			a := x.acqs[o]
 			r.Narrative += fmt.Sprintf("; the last to take the chain was %s (%s, term %d, at %s)", a.writer,
 				verbFor(a.kind), a.term, secs(a.complete))
-			r.Counterexample = idsOf(x, a.pos)
+			r.Counterexample = x.idsOf(a.pos)
 		}
 		return r
 	}
@@ -70,7 +73,7 @@ func (x *index) handoffResolvesAsRun() InvariantResult {
 		if e.Err != "" {
 			r.Narrative += fmt.Sprintf(" (%q)", e.Err)
 		}
-		r.Counterexample = idsOf(x, a.pos, p)
+		r.Counterexample = x.idsOf(a.pos, p)
 		return r
 	}
 	for _, o := range x.acqs {
@@ -81,7 +84,7 @@ func (x *index) handoffResolvesAsRun() InvariantResult {
 		r.Explanation = fmt.Sprintf("%s was superseded by %s after it last took the chain", s, o.writer)
 		r.Narrative = fmt.Sprintf("%s was expected to end serving, but after it %s (term %d) at %s, %s %s (term %d) at %s",
 			s, verbFor(a.kind), a.term, secs(a.complete), o.writer, verbFor(o.kind), o.term, secs(o.complete))
-		r.Counterexample = idsOf(x, a.pos, o.pos)
+		r.Counterexample = x.idsOf(a.pos, o.pos)
 		return r
 	}
 	if len(x.ops) > 0 && !x.ackedSince(s, a) {
@@ -98,7 +101,7 @@ func (x *index) handoffResolvesAsRun() InvariantResult {
 		r.Narrative = fmt.Sprintf("%s was expected to end serving: it %s (term %d) at %s and nothing took the chain "+
 			"from it, but it acknowledged no op afterwards although clients sent %s in the run", s, verbFor(a.kind),
 			a.term, secs(a.complete), plural(len(x.ops), "op", "ops"))
-		r.Counterexample = idsOf(x, a.pos)
+		r.Counterexample = x.idsOf(a.pos)
 		return r
 	}
 	r.Explanation = fmt.Sprintf("%s ends serving: it %s (term %d) at %s, nothing took the chain from it, and it "+
@@ -111,7 +114,7 @@ func (x *index) handoffResolvesAsRun() InvariantResult {
 }
 
 // ackedSince reports whether w acknowledged an op at a's term once acquisition a completed.
-func (x *index) ackedSince(w string, a acq) bool {
+func (x *servingJudge) ackedSince(w string, a acq) bool {
 	for _, p := range x.acks {
 		if e := &x.ev[p]; e.Writer == w && e.Term == a.term && e.Complete >= a.complete {
 			return true
@@ -123,7 +126,7 @@ func (x *index) ackedSince(w string, a acq) bool {
 // stopAfter is the first event of w, invoked once acquisition a completed, that ends its
 // serving: a fence, a stand-down, a crash, a completed handoff or a transfer that possibly
 // applied; -1 when there is none.
-func (x *index) stopAfter(w string, a acq) int32 {
+func (x *servingJudge) stopAfter(w string, a acq) int32 {
 	for _, p := range x.order {
 		e := &x.ev[p]
 		if e.Writer != w || e.Invoke < a.complete || p == a.pos {
@@ -163,7 +166,7 @@ func stopVerb(e *history.Event) string {
 
 // finalOwner is the index in acqs of the last acquisition by a writer other than the
 // auditors, -1 when there is none.
-func (x *index) finalOwner(auditors map[string]bool) int {
+func (x *servingJudge) finalOwner(auditors map[string]bool) int {
 	for i := len(x.acqs) - 1; i >= 0; i-- {
 		if !auditors[x.acqs[i].writer] {
 			return i
