@@ -6,9 +6,11 @@
 // What the package guarantees:
 //
 //   - Faults own their life. A [Fault] knows its name, its [Layer], how to inject itself and how
-//     to heal itself; it acts on a target's capability ([Network], [Requests]), so any backend
-//     carries the same faults: the network paths of package faults/netpath (Toxiproxy at L4,
-//     the HTTP fault proxy at L7) and the in-process paths of package sim.
+//     to heal itself; it acts on a target's capability ([Network], [Requests], [Handoffs]), so
+//     any backend carries the same faults: the network paths of package faults/netpath
+//     (Toxiproxy at L4, the HTTP fault proxy at L7), the in-process paths of package sim, and
+//     the writers' handoff links, where a relocation's message and its answer are lost or
+//     delayed ([HandoffFault]).
 //   - A [Set] holds the open faults of one target: healing one fault leaves the others in force
 //     (at L4, where a target can lift faults only as a whole, the set injects the others
 //     again), a one-off fault ([FuncFault] without heal, a crash) is recorded when it fires and

@@ -13,7 +13,8 @@ const (
 	L4 Layer = "l4"
 	// L7 faults act on individual requests ([Rule]).
 	L7 Layer = "l7"
-	// Protocol faults act on the writer itself (a pause, a crash).
+	// Protocol faults act on the writer itself (a pause, a crash) or on the handoffs it sends
+	// another writer ([HandoffFault]).
 	Protocol Layer = "protocol"
 )
 

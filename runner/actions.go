@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/fencebench/fencebench/faults"
-	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/writers"
 )
@@ -89,11 +88,23 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 		return
 	}
 	opts := writers.RelocateOptions{Abort: pr.AbortAt, Prehydrate: pr.Prehydrate}
-	if pr.LoseHandoff && pr.AbortAt == history.AbortNone {
-		opts.LoseAnswer = true
-	}
 	cr.background(func() {
+		// The step's handoff fault is open on the source's handoff link while it relocates,
+		// recorded like every fault.
+		var set *faults.Set
+		if f := st.HandoffFault(); f != nil {
+			set = faults.NewSet(pr.Writer, src.Handoffs(), cr.record)
+			if err := set.Open(f); err != nil {
+				cr.fail(err)
+				return
+			}
+		}
 		_, err := src.Relocate(ctx, dst, opts)
+		if set != nil {
+			if err := set.CloseLayer(faults.Protocol); err != nil {
+				cr.fail(err)
+			}
+		}
 		cr.protocol(st, err)
 	})
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 )
 
 // Action names a step action. The names are the keys of a step in a scenario file.
@@ -183,4 +184,17 @@ func (st Step) Fault() faults.Fault {
 		return b(st.FaultName(), st.Params)
 	}
 	return nil
+}
+
+// HandoffFault is the fault a relocate step puts on the handoffs of its source, in the
+// bench's one fault model; nil when it puts none. `lose_handoff: true` loses the target's
+// answer: the target takes over, and the source gives up after its answer timeout and
+// reverts. With an abort point the abort decides what befalls the handoff (before-target-writes
+// holds the message until the source has given up, after-target-acks loses the answer once
+// the target has served), and lose_handoff adds nothing.
+func (st Step) HandoffFault() faults.Fault {
+	if st.Action != Relocate || !st.Params.LoseHandoff || st.Params.AbortAt != history.AbortNone {
+		return nil
+	}
+	return faults.HandoffFault(st.FaultName(), faults.Handoff{LoseAnswer: true})
 }

@@ -127,8 +127,8 @@ type Params struct {
 	// relocate
 	Target      string
 	AbortAt     history.AbortPoint // history.AbortNone, or where the relocation aborts
-	LoseHandoff bool
-	Prehydrate  bool // the target hydrates while the source still serves, before the source blocks
+	LoseHandoff bool               // the fault it puts on the handoff: Step.HandoffFault
+	Prehydrate  bool               // the target hydrates while the source still serves, before the source blocks
 	// recover: a third copy hydrating while the primary works
 	From string
 	// drive-offline, drive-online, drive-slow: the store drive (1-based)

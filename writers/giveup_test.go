@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
@@ -32,9 +33,12 @@ func relocateTo(t *testing.T, variant fence.Variant, wrap func(store.Store) stor
 }
 
 // relocateWith is relocateTo with the relocation's options.
-func relocateWith(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions) (*rig, *Writer, *Writer, RelocationResult) {
+// relocateWith relocates a's primary to t with opts, after opening the handoff faults hf on
+// a's link.
+func relocateWith(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions,
+	hf ...faults.Handoff) (*rig, *Writer, *Writer, RelocationResult) {
 	t.Helper()
-	r, a, tg, res, err := relocateRaw(t, variant, wrap, refresh, opts)
+	r, a, tg, res, err := relocateRaw(t, variant, wrap, refresh, opts, hf...)
 	if err != nil {
 		t.Fatalf("relocate: %v", err)
 	}
@@ -42,7 +46,8 @@ func relocateWith(t *testing.T, variant fence.Variant, wrap func(store.Store) st
 }
 
 // relocateRaw is relocateWith returning the relocation's error instead of failing on it.
-func relocateRaw(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions) (*rig, *Writer, *Writer, RelocationResult, error) {
+func relocateRaw(t *testing.T, variant fence.Variant, wrap func(store.Store) store.Store, refresh bool, opts RelocateOptions,
+	hf ...faults.Handoff) (*rig, *Writer, *Writer, RelocationResult, error) {
 	t.Helper()
 	r := memRig(t, func(c *Config) { c.Variant = variant })
 	var tstore store.Store
@@ -58,6 +63,9 @@ func relocateRaw(t *testing.T, variant fence.Variant, wrap func(store.Store) sto
 	}
 	r.submit(a, 10)
 	r.waitAcked(a, 10)
+	for _, h := range hf {
+		r.faultHandoffs(a, h)
+	}
 	res, err := a.Relocate(ctx(t), tg, opts)
 	return r, a, tg, res, err
 }

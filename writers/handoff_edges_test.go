@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
@@ -18,7 +19,7 @@ import (
 // once the source has reverted: not left reserved, so a later promotion takes it.
 func TestLostHandoffMessageReturnsTheTargetToStandby(t *testing.T) {
 	r, a, tg, res := relocateWith(t, fence.Correct, nil, false,
-		RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+		RelocateOptions{AnswerTimeout: 20 * time.Millisecond}, faults.Handoff{LoseMessage: true})
 	if res != RelocationResumed || a.State() != StateActive {
 		t.Fatalf("relocation with a lost message: %+v, source %s; want the source resumed", res, a.State())
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
 	"github.com/fencebench/fencebench/store"
@@ -48,6 +49,19 @@ func minioRig(t *testing.T, tweak func(*Config)) *rig {
 func memRig(t *testing.T, tweak func(*Config)) *rig {
 	t.Helper()
 	return newRig(t, store.NewMem(), tweak)
+}
+
+// The handoff link is the target of the fault model's handoff faults.
+var _ faults.Handoffs = (*HandoffLink)(nil)
+
+// faultHandoffs opens h on w's handoff link in a fault set recording into the rig, the way a
+// run opens a relocation's handoff fault; it stays open.
+func (r *rig) faultHandoffs(w *Writer, h faults.Handoff) {
+	r.t.Helper()
+	set := faults.NewSet(w.ID(), w.Handoffs(), func(e history.Event) { r.rec.Record(e) })
+	if err := set.Open(faults.HandoffFault("handoff:"+w.ID(), h)); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 func (r *rig) add(id string, st store.Store) *Writer {

@@ -11,22 +11,15 @@ import (
 	"github.com/fencebench/fencebench/history"
 )
 
-// RelocateOptions shape one relocation and its faults.
+// RelocateOptions shape one relocation. What befalls its handoff message and the answer
+// (lost, delayed) is no option: it is the handoff faults open on the source's link
+// (Writer.Handoffs) when the message is sent.
 type RelocateOptions struct {
 	// Abort forces an abort at a point; see history.AbortPoint (history.AbortNone: none).
 	Abort history.AbortPoint
 	// TargetAcks is the number of ops the target must have acknowledged before the source
 	// gives up, for history.AbortAfterTargetAcks; 0 means 1. The target must receive traffic.
 	TargetAcks int64
-	// LoseMessage loses the handoff message: the target never receives it, and the source
-	// gives up after AnswerTimeout.
-	LoseMessage bool
-	// LoseAnswer loses the target's answer: the target takes over, and the source gives up
-	// after AnswerTimeout and reverts (refused if the target already adopted).
-	LoseAnswer bool
-	// MessageDelay delays the handoff message. A delay longer than AnswerTimeout makes the
-	// source give up while the message is still in flight; the target then activates late.
-	MessageDelay time.Duration
 	// AnswerTimeout is how long the source waits for the target's answer; 0 means 2s.
 	AnswerTimeout time.Duration
 	// Prehydrate makes the target hydrate the segment files while the source still serves
@@ -63,9 +56,11 @@ type handoff struct {
 // (recording Transfer with the retained token), and hands the primary context over
 // (Handoff). The target hydrates without sealing (Hydrate, Detail "relocation-target"),
 // becomes active with a guarded fence instance, and adopts the chain on its first sync
-// (Adopt). When the handoff fails — message or answer lost, a timeout, an abort point —
-// w reverts with the retained token (Revert): resumed, it serves again; refused, it stands
-// down (StandDown).
+// (Adopt). When the handoff fails — message or answer lost (a handoff fault on w's link),
+// a timeout, an abort point — w reverts with the retained token (Revert): resumed, it serves
+// again; refused, it stands down (StandDown). A lost answer leaves the target taking over,
+// so the revert is refused if it already adopted; a message delayed past AnswerTimeout makes
+// w give up while it is in flight, and the target then activates late.
 func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOptions) (RelocationResult, error) {
 	var res RelocationResult
 	if w.c.cfg.NoFence {
@@ -115,7 +110,8 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	w.relocEpoch++
 	w.mu.Unlock()
 	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
-	herr := w.handOver(ctx, target, h, opts)
+	hf := w.link.now()
+	herr := w.handOver(ctx, target, h, opts, hf)
 	if herr == nil {
 		ev := sp.End(history.OK, nil)
 		w.setState(StateRelocated)
@@ -129,7 +125,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	}
 
 	// 4. Abort: revert with the retained token.
-	return w.abortRelocation(ctx, target, h, opts)
+	return w.abortRelocation(ctx, target, h, opts, hf)
 }
 
 // prehydrate reserves the target at the source's term and hydrates it while the source
@@ -246,16 +242,17 @@ func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved boo
 	return term, nil
 }
 
-// handOver sends the handoff message to the target (unless it is lost or held) and waits for
-// the answer; nil means the target answered that it took over.
-func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) error {
+// handOver sends the handoff message to the target (unless the link's faults hf lose it, or
+// the abort point holds it) and waits for the answer; nil means the target answered that it
+// took over.
+func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts RelocateOptions, hf handoffFault) error {
 	held := opts.Abort == history.AbortBeforeTargetWrites
 	answer := make(chan error, 1)
-	if !opts.LoseMessage && !held {
-		silent := opts.LoseAnswer || opts.Abort == history.AbortAfterTargetAcks
+	if !hf.loseMessage && !held {
+		silent := hf.loseAnswer || opts.Abort == history.AbortAfterTargetAcks
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
-			if opts.MessageDelay > 0 && !w.c.cfg.Clock.For(target.life, opts.MessageDelay) {
+			if hf.delay > 0 && !w.c.cfg.Clock.For(target.life, hf.delay) {
 				return
 			}
 			err := target.receiveHandoff(h)
@@ -281,9 +278,9 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 		return nil
 	case <-t.C:
 		switch {
-		case opts.LoseMessage || held:
+		case hf.loseMessage || held:
 			return errors.New("handoff message lost: no answer before the timeout")
-		case opts.LoseAnswer:
+		case hf.loseAnswer:
 			return errors.New("handoff answer lost: no answer before the timeout")
 		default:
 			return errors.New("no handoff answer before the timeout")
@@ -295,7 +292,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 
 // abortRelocation reverts with the retained token after a failed handoff, returns a target
 // that never heard of the relocation to standby, and delivers a held message late.
-func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff, opts RelocateOptions) (RelocationResult, error) {
+func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff, opts RelocateOptions, hf handoffFault) (RelocationResult, error) {
 	var res RelocationResult
 	held := opts.Abort == history.AbortBeforeTargetWrites
 	resumed, err := w.revert(ctx)
@@ -303,7 +300,7 @@ func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff,
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
 	}
 	res = revertResult(resumed)
-	if opts.LoseMessage && !held {
+	if hf.loseMessage && !held {
 		// The target never heard of the relocation: it is a standby copy again.
 		target.mu.Lock()
 		if target.state == StateTarget {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
@@ -68,16 +69,21 @@ func TestRefusedTransferUnblocksTheSource(t *testing.T) {
 // The handoff's failure says what went wrong: a lost message, a lost answer.
 func TestHandoffFailureSaysWhy(t *testing.T) {
 	for _, tc := range []struct {
-		opts RelocateOptions
-		why  string
+		fault faults.Handoff
+		why   string
 	}{
-		{RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond}, "handoff message lost"},
-		{RelocateOptions{LoseAnswer: true, AnswerTimeout: 20 * time.Millisecond}, "handoff answer lost"},
+		{faults.Handoff{LoseMessage: true}, "handoff message lost"},
+		{faults.Handoff{LoseAnswer: true}, "handoff answer lost"},
 	} {
-		r, _, _, _ := relocateWith(t, fence.Correct, nil, false, tc.opts)
+		r, _, _, _ := relocateWith(t, fence.Correct, nil, false, RelocateOptions{AnswerTimeout: 20 * time.Millisecond}, tc.fault)
 		hs := r.events(history.Handoff, "a")
 		if len(hs) != 1 || hs[0].Outcome != history.Fail || !strings.Contains(hs[0].Err, tc.why) {
-			t.Errorf("%+v: handoff events %+v; want one failed, saying %q", tc.opts, hs, tc.why)
+			t.Errorf("%+v: handoff events %+v; want one failed, saying %q", tc.fault, hs, tc.why)
+		}
+		// The fault is in the history like every other: its start, by the source, before
+		// the handoff it hit.
+		if fs := r.events(history.FaultStart, "a"); len(fs) != 1 || fs[0].Detail != "handoff:a" || len(hs) == 1 && fs[0].ID > hs[0].ID {
+			t.Errorf("%+v: fault starts %+v; want the handoff fault's, before the handoff", tc.fault, fs)
 		}
 	}
 }

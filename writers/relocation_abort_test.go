@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
 )
@@ -17,7 +18,8 @@ func TestMessageLaterThanTheAnswerTimeoutActivatesTheTargetLate(t *testing.T) {
 	r := memRig(t, nil)
 	a := r.acking("a", 3, 10)
 	tg := r.add("t", nil)
-	res, err := a.Relocate(ctx(t), tg, RelocateOptions{MessageDelay: 300 * time.Millisecond, AnswerTimeout: 20 * time.Millisecond})
+	r.faultHandoffs(a, faults.Handoff{Delay: 300 * time.Millisecond})
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
 	if err != nil || res != RelocationResumed {
 		t.Fatalf("relocation whose message outlives the answer timeout: %+v, %v; want the source resumed", res, err)
 	}
@@ -97,6 +99,7 @@ func relocateWithFailedRevert(t *testing.T, fail error) (*rig, *Writer, *Writer,
 		}
 	})
 	defer cancel()
-	res, err := a.Relocate(ctx(t), tg, RelocateOptions{LoseMessage: true, AnswerTimeout: 20 * time.Millisecond})
+	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
 	return r, a, tg, res, err
 }

@@ -96,6 +96,9 @@ type Writer struct {
 	// copies at one term (an equal-term twin), the later grant is the primary.
 	grant int64
 	repl  *replica
+
+	// link carries the handoffs this writer sends as a relocation source.
+	link HandoffLink
 }
 
 func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {
@@ -107,6 +110,10 @@ func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {
 	w.life, w.kill = context.WithCancel(context.Background())
 	return w
 }
+
+// Handoffs is the link the writer's relocation handoffs travel to their target: the target
+// of the handoff faults (faults.HandoffFault) of its relocations.
+func (w *Writer) Handoffs() *HandoffLink { return &w.link }
 
 // ID is the writer's id. Node is its node id. Alloc is its allocation id.
 func (w *Writer) ID() string { return w.id }

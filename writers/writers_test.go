@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 )
@@ -117,7 +118,8 @@ func TestRelocation(t *testing.T) {
 		r.promote(a, 3)
 		r.submit(a, 5)
 		r.waitAcked(a, 5)
-		res, err := a.Relocate(ctx(t), b, RelocateOptions{MessageDelay: 30 * time.Millisecond, AnswerTimeout: 5 * time.Second})
+		r.faultHandoffs(a, faults.Handoff{Delay: 30 * time.Millisecond})
+		res, err := a.Relocate(ctx(t), b, RelocateOptions{AnswerTimeout: 5 * time.Second})
 		if err != nil || res != RelocationHandedOff || !b.BelievesPrimary() {
 			t.Fatalf("relocate with a late message: %+v, %v, target %s; want handed off", res, err, b.State())
 		}
