@@ -25,6 +25,9 @@ type GenOptions struct {
 	// Drives allows store-layer steps (drive-offline, store-restart) on an erasure-coded
 	// store; without it none is drawn.
 	Drives bool
+	// System, when set, draws schedules for a system under test instead of the simulated
+	// copies: only the steps it can take (see Limits).
+	System *Limits
 }
 
 // unenforcedVariant is the one variant whose schedules may strip preconditions.
@@ -63,7 +66,14 @@ func Generate(seed uint64, o GenOptions) (*scenarios.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scenarios.Parse(sc.Name+".yaml", data, scenarios.Options{Variants: variantNames()})
+	parsed, err := scenarios.Parse(sc.Name+".yaml", data, scenarios.Options{Variants: variantNames()})
+	if err != nil {
+		return nil, err
+	}
+	if err := o.System.check(parsed); err != nil {
+		return nil, fmt.Errorf("explore: seed %d drew a step the system cannot take (a generator bug): %w", seed, err)
+	}
+	return parsed, nil
 }
 
 func (o GenOptions) normalized() GenOptions {
@@ -200,6 +210,9 @@ func (g *gen) drawClean() {
 	if !g.chance(0.2) {
 		return
 	}
+	if l := g.o.System; l != nil && !l.Promote {
+		return // a system that elects itself has no protocol step to take
+	}
 	g.clean = true
 	w := map[string]int{}
 	for _, k := range cleanKinds {
@@ -217,7 +230,9 @@ func (g *gen) drawClean() {
 // likewise each http action (swarm testing: many seeds reach rare combinations).
 func (g *gen) drawSwarm() {
 	kinds := slices.Clone(baseKinds)
-	if g.o.Drives {
+	if l := g.o.System; l != nil {
+		kinds = l.kinds()
+	} else if g.o.Drives {
 		kinds = append(kinds, kDrive, kStoreRst)
 	}
 	g.weights = g.enable(kinds)

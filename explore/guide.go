@@ -326,7 +326,14 @@ func Mutate(sc *scenarios.Scenario, seed uint64, o GenOptions) (*scenarios.Scena
 		m.Steps[i].Index = i
 	}
 	m.Description = fmt.Sprintf("Guided: %s, mutated (%s). %s", sc.Name, strings.Join(did, ", "), sc.Description)
-	return reparse(m)
+	out, err := reparse(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.System.check(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 type mutation struct {
@@ -498,13 +505,16 @@ func syncers(m *scenarios.Scenario) []string {
 	return out
 }
 
-func stopAfterSync(m *scenarios.Scenario, r *rand.Rand, _ uint64, _ GenOptions) bool {
+func stopAfterSync(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bool {
 	ws := syncers(m)
 	if len(ws) == 0 || len(m.Steps) >= maxSteps {
 		return false
 	}
 	w := ws[r.IntN(len(ws))]
 	trig := &scenarios.EventTrigger{Writer: w, Event: history.SigSynced, Count: 1 + r.IntN(12)}
+	if o.System != nil {
+		trig.Event = history.SigAcked // a system's node reports its acks, not its syncs
+	}
 	st := scenarios.Step{Trigger: scenarios.TriggerAfter, After: trig, Params: scenarios.Params{Writer: w}}
 	switch r.IntN(3) {
 	case 0:

@@ -31,7 +31,12 @@ var families = []family{
 // at a writer's protocol event with no delay, it catches that writer's next fence CAS.
 func (g *gen) http(int) ([]scenarios.Step, bool) {
 	act := g.pick(g.httpActs)
-	fam := g.family(act)
+	var fam family
+	if g.o.System != nil {
+		fam = g.sysFamily(act)
+	} else {
+		fam = g.family(act)
+	}
 	w := g.target()
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("%s-%s-%d", act, fam.name, g.rules), Key: fam.key,
@@ -40,7 +45,7 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 	st := g.step(scenarios.HTTP, scenarios.Params{Writer: w, Rule: r})
 	if fam.name == "fence" && r.Method == "PUT" && len(g.active) > 0 && contains(g.active, w) && g.chance(0.4) {
 		st.Trigger, st.At = scenarios.TriggerAfter, 0
-		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g, base), Count: 1 + g.r.IntN(3)}
+		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g, g.baseEvents()), Count: 1 + g.r.IntN(3)}
 		st.Params.Rule.Method, st.Params.Rule.Header = "PUT", "If-Match"
 		st.Params.Rule.Nth, st.Params.Rule.Count = 1, 1
 	}

@@ -47,7 +47,13 @@ func (g *gen) drawShape() []scenarios.Step {
 	if g.clean || len(g.standby) == 0 || g.chance(0.5) {
 		return nil
 	}
-	g.shapeOf = g.oneOf(shapeNames)
+	names := shapeNames
+	if l := g.o.System; l != nil {
+		if names = l.shapes(); len(names) == 0 {
+			return nil
+		}
+	}
+	g.shapeOf = g.oneOf(names)
 	steps := shapeBuilders[g.shapeOf](g)
 	if len(steps) == 0 {
 		g.shapeOf = "" // the cluster cannot take this shape

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -56,6 +57,9 @@ func (g *gen) trigger() (string, time.Duration, *scenarios.EventTrigger) {
 	weights := map[history.SignalKind]int{history.SigClaimed: 2, history.SigSynced: 3, history.SigAcked: 3}
 	for _, e := range g.events[w] {
 		weights[e] += 3
+	}
+	if l := g.o.System; l != nil {
+		maps.DeleteFunc(weights, func(e history.SignalKind, _ int) bool { return !l.event(e) })
 	}
 	ev := pick(g, weights)
 	t := &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
@@ -150,7 +154,7 @@ func (g *gen) promote(int) ([]scenarios.Step, bool) {
 	}
 	w := g.oneOf(g.standby)
 	pr := scenarios.Params{Writer: w, Term: g.newTerm()}
-	if g.chance(0.15) {
+	if g.chance(0.15) && (g.o.System == nil || g.o.System.Twin) {
 		pr.Term, pr.Twin = g.terms[g.r.IntN(len(g.terms))], true
 	}
 	st := g.step(scenarios.Promote, pr)
@@ -176,7 +180,7 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 			ws = append(ws, st.Params.Writer)
 		}
 	}
-	if g.sole || len(ws) == 0 || g.reads.Float64() >= 0.2 {
+	if g.sole || len(ws) == 0 || g.o.System != nil || g.reads.Float64() >= 0.2 {
 		return scenarios.Step{}, false
 	}
 	w := ws[g.reads.IntN(len(ws))]
@@ -222,7 +226,7 @@ func (g *gen) crash(room int) ([]scenarios.Step, bool) {
 	g.active = remove(g.active, w)
 	g.crashed = append(g.crashed, w)
 	out := []scenarios.Step{st}
-	if room >= 2 && g.chance(0.7) {
+	if room >= 2 && g.chance(0.7) && (g.o.System == nil || g.o.System.Promote) {
 		as := g.freshID(w)
 		rs := g.later(st, scenarios.Restart, scenarios.Params{Writer: w, As: as, Term: g.newTerm()}, g.ms(50, 500))
 		g.crashed = remove(g.crashed, w)

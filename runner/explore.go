@@ -67,7 +67,14 @@ type ExploreOptions struct {
 	// fresh draws. The schedules then depend on what earlier ones reached, so a guided
 	// exploration's shards are not the parts of one guided exploration.
 	Guided bool
-	Logger *slog.Logger
+	// System, when set, explores a system under test (docs/bring-your-own.md) instead of the
+	// bench's own protocol: schedules are drawn only from the steps its capabilities allow
+	// and run through RunSystem's cells; Variant must be empty.
+	System *SystemOptions
+	// ShrinkRuns is how many judge runs one shrink may spend; 0 means the shrinker's 400, or
+	// 60 against a system (each of its runs takes real seconds).
+	ShrinkRuns int
+	Logger     *slog.Logger
 	// Progress, when set, is called after every schedule.
 	Progress func(done, total, failed int)
 	Command  string
@@ -97,6 +104,7 @@ type exploration struct {
 	looped time.Duration   // wall time spent running schedules, shrinking excluded
 	shrunk int             // e.found[:shrunk] were grouped and shrunk by an earlier failures call
 	corpus *explore.Corpus // what the schedules reached; guided exploration mutates its schedules
+	sys    *sysExplore     // the system under test, nil for the bench's own protocol
 }
 
 // Explore generates schedules from seeds, runs each on o.Env, judges it with the checker,
@@ -109,6 +117,9 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 	}
 	if o.Schedules <= 0 && o.For <= 0 {
 		return nil, outcome.BadInput(errors.New("explore: give a budget: --schedules N or --for DURATION"))
+	}
+	if o.System != nil && o.Variant != "" {
+		return nil, outcome.BadInput(errors.New("explore: --variant chooses the bench's own protocol; a system's variant is its command's business"))
 	}
 	if _, err := explore.Generate(o.Seed, explore.GenOptions{Variant: fence.Variant(o.Variant)}); err != nil {
 		return nil, outcome.BadInput(fmt.Errorf("explore: %w", err))
@@ -127,6 +138,11 @@ func Explore(ctx context.Context, o ExploreOptions) (*outcome.Exploration, error
 			return nil, err
 		}
 		defer release()
+	}
+	if o.System != nil {
+		if err := e.probeForExplore(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if s := o.Shard; s != nil {
 		e.x.ShardK, e.x.ShardN = s.K, s.N
@@ -278,7 +294,7 @@ func (e *exploration) loop(ctx context.Context) {
 // schedule generates, runs and judges schedule i; true when it failed.
 func (e *exploration) schedule(ctx context.Context, i int) bool {
 	seed := e.o.Seed + uint64(i)
-	gen := explore.GenOptions{Variant: fence.Variant(e.o.Variant)}
+	gen := e.gen()
 	var sc *scenarios.Scenario
 	var err error
 	if e.o.Guided {
@@ -400,6 +416,9 @@ func (e *exploration) run(ctx context.Context, stack env.Env, sc *scenarios.Scen
 	prefix := e.o.Prefix + fmt.Sprintf("r%07d/", e.runs.Add(1))
 	if s, ok := stack.(*env.Sim); ok {
 		stack, prefix = &env.Sim{Mem: store.NewMem(), Speed: s.Speed}, "x/"
+	}
+	if e.sys != nil {
+		return e.systemRun(ctx, stack, sc, seed, prefix)
 	}
 	r := &runner{opts: Options{Prefix: prefix, Client: e.o.Client, Variant: fence.Variant(e.o.Variant)}, env: stack, down: &downState{},
 		dir: filepath.Join(e.dir, "scratch"), log: slog.New(slog.DiscardHandler), ephemeral: true}

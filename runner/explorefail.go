@@ -80,7 +80,7 @@ func (e *exploration) save(name string, b []byte) string {
 func (e *exploration) keep(n int, f found) string {
 	id := fmt.Sprintf("found-%d", n)
 	dir := filepath.Join(e.dir, id)
-	c := Cell{Scenario: f.sc, Variant: e.o.Variant, Seed: f.seed}
+	c := Cell{Scenario: f.sc, Variant: e.cellVariant(), Seed: f.seed}
 	r := &runner{opts: Options{RunID: id}, env: e.o.Env, dir: dir, log: e.log, down: &downState{}}
 	f.res.Dir = filepath.Join(dir, c.ID())
 	sum := &outcome.Summary{RunID: id, Dir: dir, Started: f.res.Started, Duration: f.res.Duration, Store: e.o.Env.Info(),
@@ -119,15 +119,15 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	if p := explore.Pin(f.sc, f.res.Trace); p != nil && e.reproduces(ctx, p, f.seed, ef.Target, 3) {
 		start, ef.Pinned = p, true
 	}
-	small, stats, err := explore.Shrink(ctx, start, ef.Target, e.judge(f.seed), explore.ShrinkOptions{Settle: e.o.Replays})
+	small, stats, err := explore.Shrink(ctx, start, ef.Target, e.judge(f.seed), explore.ShrinkOptions{Settle: e.o.Replays, MaxRuns: e.shrinkRuns()})
 	ef.ShrinkRuns = stats.Runs + stats.SettleRuns
 	e.log.Info("explore: shrunk", "seed", f.seed, "steps", stats.StepsAfter, "settled", stats.SettleHits, "backtracked", stats.Backtracked)
 	if err != nil || small == nil {
 		e.log.Warn("explore: shrinking failed", "seed", f.seed, "err", err)
 		small = start
 	}
-	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, variant %s), shrunk from %d steps to %d "+
-		"while it still violated %s. As found: %s", e.o.ID, f.index, f.seed, e.o.Variant, len(f.sc.Steps), len(small.Steps),
+	small.Description = fmt.Sprintf("Found by exploration %s (schedule %d, seed %d, %s), shrunk from %d steps to %d "+
+		"while it still violated %s. As found: %s", e.o.ID, f.index, f.seed, e.subject(), len(f.sc.Steps), len(small.Steps),
 		ef.Target, firstLine(ef.Narrative))
 	raw, err := scenarios.Marshal(small)
 	if err == nil {
@@ -139,7 +139,11 @@ func (e *exploration) shrink(ctx context.Context, n int, f found, ef *outcome.Ex
 	}
 	ef.YAML, ef.ShrunkSteps, ef.Writers, ef.Rate = string(raw), len(small.Steps), len(small.Writers), small.Traffic.Rate
 	ef.Scenario = e.save(fmt.Sprintf("%d.yaml", n), raw)
-	ef.Rerun = rerunCommand(e.o, f.seed, filepath.Join(e.dir, filepath.FromSlash(ef.Scenario)))
+	if file := filepath.Join(e.dir, filepath.FromSlash(ef.Scenario)); e.sys != nil {
+		ef.Rerun = e.systemRerun(f.seed, file)
+	} else {
+		ef.Rerun = rerunCommand(e.o, f.seed, file)
+	}
 	ef.Replays, ef.ReplayHits = e.replay(ctx, small, f.seed, ef.Target)
 	var rec *outcome.CellResult
 	ef.Cell, rec = e.record(ctx, fmt.Sprintf("failure-%d", n), e.o.Env, small, f.seed)
@@ -212,8 +216,16 @@ func (e *exploration) recordRun(ctx context.Context, id string, stack env.Env, s
 	}
 	// A prefix beside the exploration's own (a store may hold both), deleted at the end.
 	prefix := strings.TrimSuffix(e.o.Prefix, "/") + "." + id + "/"
-	sum, err := Run(ctx, []*scenarios.Scenario{sc}, Options{Out: e.dir, RunID: id, Seed: seed, Variant: fence.Variant(e.o.Variant),
-		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true, Prefix: prefix, Cleanup: true})
+	opts := Options{Out: e.dir, RunID: id, Seed: seed, Variant: fence.Variant(e.o.Variant),
+		Client: e.o.Client, Env: stack, Command: e.o.Command, noTrend: true, Prefix: prefix, Cleanup: true}
+	var sum *outcome.Summary
+	var err error
+	if e.sys != nil {
+		opts.Variant, opts.Client = "", ""
+		sum, err = RunSystem(ctx, []*scenarios.Scenario{sc}, opts, e.sys.so)
+	} else {
+		sum, err = Run(ctx, []*scenarios.Scenario{sc}, opts)
+	}
 	if err != nil {
 		return nil, err
 	}

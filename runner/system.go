@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -66,8 +67,8 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 		defer srv.Stop()
 		e = env.Local{Local: srv}
 	}
-	if _, ok := e.(*env.Sim); ok {
-		return nil, fmt.Errorf("%w: a system runs against a real store: the simulated stack has no endpoint its nodes could reach", outcome.ErrBadInput)
+	if err := systemStack(e); err != nil {
+		return nil, err
 	}
 	admin, err := env.Client(e, store.ClientMinio)
 	if err != nil {
@@ -79,9 +80,6 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 	}
 	if opts.Cleanup {
 		defer release(ctx, claim, log)
-	}
-	if env.UpstreamTLS(e.Config()) != nil {
-		return nil, fmt.Errorf("%w: a system runs over plain-HTTP fault paths only for now; the store speaks HTTPS", outcome.ErrBadInput)
 	}
 	r := &runner{opts: opts, env: e, dir: dir, log: log, down: &downState{}}
 	hello, err := r.probeSystem(ctx, so.Launcher)
@@ -175,8 +173,8 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 				pos.Line, what, capability, h.Name, capList(h)))
 		}
 	}
-	if !h.Has(system.CapRead) {
-		errs = append(errs, fmt.Sprintf("system %s does not declare capability %q: the final read is how the bench learns what the store holds", h.Name, system.CapRead))
+	if msg := readRefusal(h); msg != "" {
+		errs = append(errs, msg)
 	}
 	for _, w := range sc.Writers {
 		if w.Role == "primary" && !h.Has(system.CapSelfElect) {
@@ -223,6 +221,25 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 		return nil
 	}
 	return fmt.Errorf("scenario %s cannot run on system %s:\n  %s", sc.Name, h.Name, strings.Join(errs, "\n  "))
+}
+
+// systemStack refuses, as bad input, a stack a system's nodes cannot reach.
+func systemStack(e env.Env) error {
+	if _, ok := e.(*env.Sim); ok {
+		return fmt.Errorf("%w: a system runs against a real store: the simulated stack has no endpoint its nodes could reach", outcome.ErrBadInput)
+	}
+	if env.UpstreamTLS(e.Config()) != nil {
+		return fmt.Errorf("%w: a system runs over plain-HTTP fault paths only for now; the store speaks HTTPS", outcome.ErrBadInput)
+	}
+	return nil
+}
+
+// readRefusal says why a system without the final read cannot be tested, "" when it has it.
+func readRefusal(h system.Hello) string {
+	if h.Has(system.CapRead) {
+		return ""
+	}
+	return fmt.Sprintf("system %s does not declare capability %q: the final read is how the bench learns what the store holds", h.Name, system.CapRead)
 }
 
 func capList(h system.Hello) string {
@@ -321,6 +338,11 @@ func (r *runner) systemCell(ctx context.Context, c Cell, so SystemOptions, hello
 			res.Error = "harness " + err.Error()
 		}
 		res.Duration = time.Since(res.Started)
+		if r.ephemeral {
+			// An exploration's schedule: judged, not kept (its nodes' stderr goes with it).
+			_ = os.RemoveAll(res.Dir)
+			return
+		}
 		if err := r.persist(c, res, logStart); err != nil && res.Error == "" {
 			res.Verdict, res.Error = checker.Error, err.Error()
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/runner"
+	"github.com/fencebench/fencebench/system"
 )
 
 // exploreFlags are the flags of `fencebench explore` besides the stack's.
@@ -30,6 +31,9 @@ type exploreFlags struct {
 	first, verbose    bool
 	guided            bool
 	shard             string
+	sys               string
+	answerTimeout     time.Duration
+	shrinkRuns        int
 }
 
 func (x *exploreFlags) register(fs *flag.FlagSet) {
@@ -50,6 +54,10 @@ func (x *exploreFlags) register(fs *flag.FlagSet) {
 		"--guided=false draws every schedule from its seed (the default with --shard, whose shards\n"+
 		"then add up to one exploration)")
 	fs.BoolVar(&x.verbose, "v", false, "debug logs")
+	fs.StringVar(&x.sys, "system", "", "explore this command's nodes instead of the simulated copies (as run --system does; default\n"+
+		"stack local, --confirm none): schedules are drawn from the steps its capabilities allow")
+	fs.DurationVar(&x.answerTimeout, "answer-timeout", 15*time.Second, "with --system: how long a running node may take to answer a request")
+	fs.IntVar(&x.shrinkRuns, "shrink-runs", 0, "runs one shrink may spend (default 400, 60 with --system)")
 	fs.StringVar(&x.shard, "shard", "", "K/N, K from 0: run only schedules i with i mod N = K (N machines with the same --seed and\n--schedules explore exactly what one would)")
 }
 
@@ -80,6 +88,12 @@ func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}
 	if !flagSet(fs, "stack") {
 		sf.Stack = "sim"
+		if x.sys != "" {
+			sf.Stack = "local" // a system's nodes need a store they can reach
+		}
+	}
+	if x.sys != "" && !flagSet(fs, "confirm") {
+		x.confirm = "none" // explored on a real store already
 	}
 	if x.shard != "" && !flagSet(fs, "guided") {
 		x.guided = false // a guided shard depends on what it reached: shards would not add up
@@ -102,7 +116,11 @@ func exploreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if tty {
 		o.Progress = exploreBar(stderr)
 	}
-	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", cmp.Or(o.Variant, "the correct protocol"), st.Env.Info().Stack, x.seed)
+	what := cmp.Or(o.Variant, "the correct protocol")
+	if x.sys != "" {
+		what = "system " + x.sys
+	}
+	fmt.Fprintf(stderr, "exploring %s on %s from seed %d\n", what, st.Env.Info().Stack, x.seed)
 	res, err := runner.Explore(ctx, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencebench explore: %v\n", err)
@@ -126,12 +144,21 @@ func (x *exploreFlags) check(rest []string, fs *flag.FlagSet) string {
 		return "--schedules and --for must not be negative"
 	case x.schedules == 0 && x.dur == 0:
 		return "give a budget: --schedules N, --for DURATION, or both"
+	case x.sys != "" && x.variant != "":
+		return "--variant chooses the bench's own protocol; a system's variant is its command's business"
+	case x.shrinkRuns < 0:
+		return "--shrink-runs must not be negative"
 	case x.confirm != "local" && x.confirm != "containers" && x.confirm != "external" && x.confirm != "none":
 		return fmt.Sprintf("--confirm %q: want local, containers, external or none", x.confirm)
 	}
 	if x.shard != "" {
 		if _, err := runner.ParseShard(x.shard); err != nil {
 			return err.Error()
+		}
+	}
+	if x.sys != "" {
+		if words, err := splitWords(x.sys); err != nil || len(words) == 0 {
+			return fmt.Sprintf("--system %q: %v", x.sys, cmp.Or(err, errors.New("no command")))
 		}
 	}
 	return checkRunFlags(x.client, x.variant, false)
@@ -151,7 +178,12 @@ func (x *exploreFlags) options(st *env.Opened, sf stackFlags, log *slog.Logger, 
 	}
 	o := runner.ExploreOptions{Out: x.out, ID: x.runID, Env: st.Env, Prefix: st.Prefix, Variant: x.variant,
 		Client: x.client, Seed: x.seed, Schedules: x.schedules, For: x.dur, Jobs: x.jobs, Replays: x.replays,
-		Shard: shard, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Guided: x.guided, Command: command, Logger: log}
+		Shard: shard, Shrink: shrinkCount(x.sh), StopAtFirst: x.first, Guided: x.guided, Command: command, Logger: log,
+		ShrinkRuns: x.shrinkRuns}
+	if x.sys != "" {
+		words, _ := splitWords(x.sys) // checked by check
+		o.System = &runner.SystemOptions{Launcher: system.Command(system.ProcOptions{Command: words, AnswerTimeout: x.answerTimeout})}
+	}
 	if x.confirm != "none" {
 		o.ConfirmStack = x.confirm
 		co := sf.Options

@@ -1,0 +1,136 @@
+package explore
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// systemEvents are the events a system's node reports (runner's list, repeated: this package
+// must not import the runner).
+var systemEvents = []history.SignalKind{history.SigClaimed, history.SigPromoted, history.SigAcked, history.SigFenced}
+
+// allowedFor lists the actions a system with l's capabilities takes, written out by hand
+// rather than derived from Limits, so a kind Limits lets through by mistake fails here.
+func allowedFor(l Limits) []scenarios.Action {
+	out := []scenarios.Action{scenarios.Partition, scenarios.OneWay, scenarios.Latency, scenarios.Reset,
+		scenarios.Crash, scenarios.HTTP}
+	if l.Promote {
+		out = append(out, scenarios.Promote, scenarios.Restart)
+	}
+	if l.Pause {
+		out = append(out, scenarios.Pause, scenarios.Resume)
+	}
+	return out
+}
+
+func checkForSystem(l Limits, sc *scenarios.Scenario) error {
+	allowed := allowedFor(l)
+	if sc.Store.AllowUnenforced || sc.Store.Drives > 0 {
+		return errors.New("store options")
+	}
+	for _, st := range sc.Steps {
+		if !slices.Contains(allowed, st.Action) {
+			return fmt.Errorf("steps[%d]: %s", st.Index, st.Action)
+		}
+		if st.Action == scenarios.Promote && st.Params.Twin && !l.Twin {
+			return fmt.Errorf("steps[%d]: a twin promotion", st.Index)
+		}
+		if st.After != nil && !slices.Contains(systemEvents, st.After.Event) {
+			return fmt.Errorf("steps[%d]: waits for %s", st.Index, st.After.Event)
+		}
+	}
+	return nil
+}
+
+// TestGenerateForASystem: schedules drawn for a system take only the steps its capabilities
+// allow and wait only for the events its nodes report, for a commanded system with every
+// capability, one without takeover or pause, and one that elects itself; mutations too; and
+// the kinds left still reach promotions, pauses, crashes with restarts and request rules.
+func TestGenerateForASystem(t *testing.T) {
+	cases := map[string]Limits{
+		"commanded":   {Promote: true, Twin: true, Pause: true},
+		"no-takeover": {Promote: true},
+		"self-elect":  {Pause: true},
+	}
+	for name, l := range cases {
+		t.Run(name, func(t *testing.T) {
+			l.Events = systemEvents
+			checked := 0
+			l.Check = func(sc *scenarios.Scenario) error { checked++; return nil }
+			o := GenOptions{System: &l}
+			seen := map[scenarios.Action]int{}
+			twins := 0
+			corpus := NewCorpus()
+			for seed := uint64(1); seed <= 1500; seed++ {
+				sc, err := Generate(seed, o)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if err := checkForSystem(l, sc); err != nil {
+					t.Fatalf("seed %d drew what the system cannot take: %v\n%s", seed, err, sc.Raw)
+				}
+				for _, st := range sc.Steps {
+					seen[st.Action]++
+					if st.Params.Twin {
+						twins++
+					}
+				}
+				corpus.Add(sc, []string{fmt.Sprint("f", seed%40)})
+				m, err := corpus.Next(seed+100000, o)
+				if err != nil {
+					t.Fatalf("seed %d, guided: %v", seed, err)
+				}
+				if err := checkForSystem(l, m); err != nil {
+					t.Fatalf("seed %d: a mutation drew what the system cannot take: %v\n%s", seed, err, m.Raw)
+				}
+			}
+			if checked < 1500 {
+				t.Errorf("the system's own check saw %d schedules of 1500", checked)
+			}
+			for _, a := range allowedFor(l) {
+				if seen[a] == 0 && a != scenarios.Resume {
+					t.Errorf("no schedule of 1500 drew a %s step (drew %v)", a, seen)
+				}
+			}
+			if l.Twin && twins == 0 {
+				t.Errorf("no schedule drew a promotion at a held term")
+			}
+		})
+	}
+}
+
+// TestGenerateForASystemRefusedByItsCheck: a drawn schedule the system's check refuses is an
+// error naming the seed, not a schedule.
+func TestGenerateForASystemRefusedByItsCheck(t *testing.T) {
+	l := Limits{Promote: true, Twin: true, Pause: true, Events: systemEvents,
+		Check: func(sc *scenarios.Scenario) error { return errors.New("refused by the system") }}
+	_, err := Generate(7, GenOptions{System: &l})
+	if err == nil || !strings.Contains(err.Error(), "seed 7") || !strings.Contains(err.Error(), "refused by the system") {
+		t.Fatalf("want the refusal with the seed, got %v", err)
+	}
+}
+
+// TestGenerateWithoutLimitsIsUnchanged: the limits' hooks leave the simulated copies'
+// schedules exactly as they were drawn before them (their seeds are shared in bug reports):
+// the digest of 400 seeds' YAML, taken before the hooks were added.
+func TestGenerateWithoutLimitsIsUnchanged(t *testing.T) {
+	const want = "220325059e8c089caeda10cd840923e57eb24e283d46872277991f998d7d51d0"
+	h := sha256.New()
+	for seed := uint64(1); seed <= 400; seed++ {
+		sc, err := Generate(seed, GenOptions{Drives: seed%3 == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(sc.Raw)
+	}
+	if got := fmt.Sprintf("%x", h.Sum(nil)); got != want {
+		t.Fatalf("the schedules of seeds 1 to 400 changed: digest %s, want %s", got, want)
+	}
+}
