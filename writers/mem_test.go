@@ -66,7 +66,7 @@ func TestEqualTermTwin(t *testing.T) {
 	}
 	au := r.audit()
 	r.requireDurable(au)
-	if _, _, ok := parseMetadataName(au.Key); !ok || au.Key != r.c.cfg.Shard.MetadataKey(4, b.lastGen, b.Alloc()) {
+	if _, _, ok := parseMetadataName(au.Key); !ok || au.Key != r.c.cfg.Shard.MetadataKey(4, b.log.lastGen, b.Alloc()) {
 		t.Fatalf("restore point %s; want b's latest", au.Key)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/fencebench/fencebench/fence"
@@ -40,17 +39,17 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 		return fmt.Errorf("promote %s: term %d must be positive", w.id, term)
 	}
 	w.mu.Lock()
-	if err := w.grantable(term); err != nil {
+	if err := w.role.grantable(term); err != nil {
 		w.mu.Unlock()
 		return fmt.Errorf("promote %s at term %d: %w", w.id, term, err)
 	}
-	w.state, w.term = StatePromoting, term
-	w.notify()
+	w.role.term = term
+	w.role.become(StatePromoting)
 	w.mu.Unlock()
 	w.c.noteTerm(term)
 	g := w.c.grants.Add(1)
 	w.mu.Lock()
-	w.grant = g
+	w.role.grant = g
 	w.mu.Unlock()
 
 	ctx, cancel := w.bind(ctx)
@@ -64,12 +63,7 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	case errors.Is(err, fence.ErrFenced):
 		w.becomeFenced(w.c.cfg.Shard.FenceKey(term), err)
 	default:
-		w.mu.Lock()
-		if w.state == StatePromoting {
-			w.state = StateStandby
-			w.notify()
-		}
-		w.mu.Unlock()
+		w.leave(StatePromoting, StateStandby)
 	}
 	if err != nil {
 		return fmt.Errorf("promote %s at term %d: %w", w.id, term, err)
@@ -116,16 +110,13 @@ func (w *Writer) promote(ctx context.Context, term int64) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.state != StatePromoting {
-		return fmt.Errorf("writer became %s while promoting: %w", w.state, ErrNotServing)
+	if w.role.state != StatePromoting {
+		return fmt.Errorf("writer became %s while promoting: %w", w.role.state, ErrNotServing)
 	}
 	w.f = f
-	w.lineage = rp.Tlogs
-	w.lastGen = rp.Gen
-	w.nextGen = grantBase(rp.Gen, sealSeq)
-	w.adoptSegments(hy, term, sealSeq)
-	w.state = StateActive
-	w.notify()
+	w.log.grant(rp.Tlogs, rp.Gen, sealSeq)
+	w.segs.adopt(hy, term, sealSeq)
+	w.role.become(StateActive)
 	w.startLoop()
 	return nil
 }
@@ -368,20 +359,4 @@ func (w *Writer) hydrateOnce(ctx context.Context, term int64, why string) (hydra
 		}
 	}
 	return hy, nil
-}
-
-// adoptSegments takes over a hydrated reference set at a grant with chain seq s. The caller
-// holds w.mu.
-func (w *Writer) adoptSegments(hy hydration, term, s int64) {
-	last := w.segGen
-	if hy.term == term {
-		// Same-term reference sets (a relocation source's) share the key space: continue
-		// above them. A new term starts its own generations.
-		last = max(last, hy.gen)
-	}
-	w.segGen = grantBase(last, s) - 1
-	w.segRefs = slices.Clone(hy.refs)
-	if hy.refs != nil {
-		w.segSets = append(w.segSets, slices.Clone(hy.refs))
-	}
 }

@@ -33,6 +33,58 @@ import (
 // op the target replicated before the engine opened is in no snapshot, which the check of
 // step 4 catches (the variant recovery-no-relocation-check skips it).
 
+// replication is a writer's part in recoveries: the copies with an ongoing or finished
+// recovery from it, which it replicates every acknowledged op to; the number of times it
+// handed its primary context over (a recovery that started before a handoff fails its
+// check); and, while it recovers itself, its replica state. Guarded by the writer's mu.
+type replication struct {
+	recoveries []*Writer
+	epoch      int64
+	replica    *replica
+}
+
+// follow adds the copies rs to those w replicates to (once each).
+func (p *replication) follow(rs ...*Writer) {
+	for _, r := range rs {
+		if !slices.Contains(p.recoveries, r) {
+			p.recoveries = append(p.recoveries, r)
+		}
+	}
+}
+
+// begin starts a recovery attempt of the writer's own: an engine not open yet, no ops.
+func (p *replication) begin() { p.replica = &replica{ops: map[int64]struct{}{}} }
+
+// open opens the recovering engine: replicated ops are applied from now on.
+func (p *replication) open() { p.replica.open = true }
+
+// end ends the recovery attempt: replicated ops are ignored from now on.
+func (p *replication) end() { p.replica.done = true }
+
+// finish ends the recovery attempt with the snapshot's ops: it returns the copy's op set
+// (sorted, distinct) and how many replicated ops were dropped before the engine opened.
+func (p *replication) finish(snapshot []int64) (ops []int64, dropped int) {
+	for _, op := range snapshot {
+		p.replica.ops[op] = struct{}{}
+	}
+	p.end()
+	return sortedUnique(mapKeys(p.replica.ops)), p.replica.dropped
+}
+
+// apply is a replicated batch reaching the copy: applied once its engine is open, dropped
+// before, ignored once its recovery ended (or when it never recovered).
+func (p *replication) apply(ops []int64) {
+	switch r := p.replica; {
+	case r == nil || r.done:
+	case !r.open:
+		r.dropped += len(ops)
+	default:
+		for _, op := range ops {
+			r.ops[op] = struct{}{}
+		}
+	}
+}
+
 // replica is the state of a recovering copy, guarded by its writer's mu.
 type replica struct {
 	open    bool // the engine is open: replicated ops are applied
@@ -67,24 +119,16 @@ type Recovery struct {
 // until an attempt succeeds or ctx ends.
 func (w *Writer) Recover(ctx context.Context, from *Writer) (Recovery, error) {
 	w.mu.Lock()
-	if w.state != StateStandby {
-		st := w.state
+	if w.role.state != StateStandby {
+		st := w.role.state
 		w.mu.Unlock()
 		return Recovery{}, fmt.Errorf("recover %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
-	w.state = StateRecovering
-	w.notify()
+	w.role.become(StateRecovering)
 	w.mu.Unlock()
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
-	defer func() {
-		w.mu.Lock()
-		if w.state == StateRecovering {
-			w.state = StateStandby
-			w.notify()
-		}
-		w.mu.Unlock()
-	}()
+	defer w.leave(StateRecovering, StateStandby)
 	src := from
 	for attempt := 1; ; attempt++ {
 		if src == nil {
@@ -120,14 +164,14 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 		return rc, fmt.Errorf("recover %s: %s is not serving", w.id, src.id)
 	}
 	w.mu.Lock()
-	w.repl = &replica{ops: map[int64]struct{}{}}
+	w.repl.begin()
 	w.mu.Unlock()
 	start := w.c.cfg.Recorder.Now()
 	e := history.Event{Kind: history.RestoreRead, Writer: w.id, Invoke: start, Detail: "recovery from " + src.id}
 	w.emit(history.SigRecoveryStarted, e, 0)
 	fail := func(err error) (Recovery, error) {
 		w.mu.Lock()
-		w.repl.done = true
+		w.repl.end()
 		w.mu.Unlock()
 		e.Outcome, e.Err, e.Complete = history.Fail, err.Error(), max(start, w.c.cfg.Recorder.Now())
 		ev := w.c.cfg.Recorder.Record(e)
@@ -141,7 +185,7 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 	}
 	rc.Segments = hy.refs
 	w.mu.Lock()
-	w.repl.open = true
+	w.repl.open()
 	w.mu.Unlock()
 	w.emit(history.SigEngineOpened, history.Event{Writer: w.id}, 0)
 	if w.c.cfg.Variant != fence.RecoveryNoRelocationCheck {
@@ -150,7 +194,9 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 		}
 	}
 
-	rc.Snapshot = src.snapshot()
+	src.mu.Lock()
+	rc.Snapshot = slices.Clone(src.log.lineage)
+	src.mu.Unlock()
 	ops, missing, err := w.readSnapshot(ctx, rc.Snapshot)
 	if err != nil {
 		return fail(err)
@@ -163,12 +209,8 @@ func (w *Writer) recoverOnce(ctx context.Context, src *Writer) (Recovery, error)
 	// The finish: the op set and the instant are taken together, under the lock replicated
 	// ops are applied under, so an op acknowledged before the instant is in the set.
 	w.mu.Lock()
-	for _, op := range ops {
-		w.repl.ops[op] = struct{}{}
-	}
-	w.repl.done = true
-	rc.Ops = sortedUnique(mapKeys(w.repl.ops))
-	dropped := w.repl.dropped
+	var dropped int
+	rc.Ops, dropped = w.repl.finish(ops)
 	e.Complete = max(start, w.c.cfg.Recorder.Now())
 	w.mu.Unlock()
 	e.Ops = rc.Ops
@@ -200,46 +242,23 @@ func (w *Writer) readSnapshot(ctx context.Context, keys []string) (ops []int64, 
 func (w *Writer) register(r *Writer) (term, epoch int64, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.state != StateActive {
+	if w.role.state != StateActive {
 		return 0, 0, false
 	}
-	if !slices.Contains(w.recoveries, r) {
-		w.recoveries = append(w.recoveries, r)
-	}
-	return w.term, w.relocEpoch, true
-}
-
-// snapshot is the lineage w knows: the .tlog files of every op it acknowledged or recovered.
-func (w *Writer) snapshot() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.lineage)
+	w.repl.follow(r)
+	return w.role.term, w.repl.epoch, true
 }
 
 // replicate sends ops, just made durable and about to be acknowledged, to every copy with an
 // ongoing or finished recovery from w.
 func (w *Writer) replicate(ops []int64) {
 	w.mu.Lock()
-	to := slices.Clone(w.recoveries)
+	to := slices.Clone(w.repl.recoveries)
 	w.mu.Unlock()
 	for _, r := range to {
-		r.apply(ops)
-	}
-}
-
-// apply is a replicated batch reaching the copy: applied once its engine is open, dropped
-// before, ignored once its recovery ended.
-func (w *Writer) apply(ops []int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch r := w.repl; {
-	case r == nil || r.done:
-	case !r.open:
-		r.dropped += len(ops)
-	default:
-		for _, op := range ops {
-			r.ops[op] = struct{}{}
-		}
+		r.mu.Lock()
+		r.repl.apply(ops)
+		r.mu.Unlock()
 	}
 }
 
@@ -252,7 +271,7 @@ func (c *Cluster) currentPrimary() *Writer {
 	bestOwns := false
 	for _, w := range c.Writers() {
 		w.mu.Lock()
-		st, term, f, grant := w.state, w.term, w.f, w.grant
+		st, term, f, grant := w.role.state, w.role.term, w.f, w.role.grant
 		w.mu.Unlock()
 		if st != StateActive {
 			continue
@@ -272,7 +291,7 @@ func (c *Cluster) currentPrimary() *Writer {
 // from is no longer the one to follow (relocated, lost, or another copy promoted), or "".
 func (c *Cluster) primaryMoved(src *Writer, term, epoch, grants int64) string {
 	src.mu.Lock()
-	moved := src.relocEpoch != epoch
+	moved := src.repl.epoch != epoch
 	src.mu.Unlock()
 	if moved {
 		return fmt.Sprintf("primary %s relocated", src.id)
@@ -302,14 +321,14 @@ func (c *Cluster) sourceLost(src *Writer, term, grants int64) string {
 // there is none. A relocation target is no such copy: it carries src's recoveries on.
 func (c *Cluster) supersedes(src *Writer, term int64) string {
 	src.mu.Lock()
-	own := src.grant
+	own := src.role.grant
 	src.mu.Unlock()
 	for _, w := range c.Writers() {
 		if w == src {
 			continue
 		}
 		w.mu.Lock()
-		st, t, g := w.state, w.term, w.grant
+		st, t, g := w.role.state, w.role.term, w.role.grant
 		w.mu.Unlock()
 		if (st == StatePromoting || st == StateActive) && g > 0 && (t > term || (t == term && g > own)) {
 			return w.id

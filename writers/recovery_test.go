@@ -33,8 +33,8 @@ func TestRecoverSeesAckedOps(t *testing.T) {
 		}
 	}
 	// A finished recovery is a standby replica again, and its primary keeps replicating to it.
-	if c.State() != StateStandby || !slices.Contains(a.recoveries, c) {
-		t.Fatalf("c is %s, a replicates to %v", c.State(), a.recoveries)
+	if c.State() != StateStandby || !slices.Contains(a.repl.recoveries, c) {
+		t.Fatalf("c is %s, a replicates to %v", c.State(), a.repl.recoveries)
 	}
 }
 

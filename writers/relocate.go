@@ -77,41 +77,42 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	}
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
+	rl := &relocation{src: w, target: target, opts: opts}
 
 	// 0. Optionally, the target's file copy while the source serves.
 	if opts.Prehydrate {
-		if err := w.prehydrate(ctx, target); err != nil {
+		if err := rl.prehydrate(ctx); err != nil {
 			return res, err
 		}
 	}
 
 	// 1. Block new ops and drain.
-	term, err := w.blockAndDrain(ctx, target, opts.Prehydrate)
+	term, err := rl.blockAndDrain(ctx)
 	if err != nil {
 		return res, err
 	}
 
 	// 2. Transfer: the source's last act as owner, uncontested since it is drained.
-	if err := w.transfer(ctx, target); err != nil {
+	if err := rl.transfer(ctx); err != nil {
 		target.setState(StateStandby)
 		if errors.Is(err, fence.ErrFenced) {
 			w.becomeFenced(w.f.Key(), err)
 		} else {
-			w.unblock()
+			w.leave(StateRelocating, StateActive)
 		}
 		return res, fmt.Errorf("relocate %s: transfer: %w", w.id, err)
 	}
 
 	// 3. Hand the primary context over.
 	w.mu.Lock()
-	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.lineage), lastGen: w.lastGen,
-		seq: w.f.Seq(), segGen: w.segGen, segRefs: slices.Clone(w.segRefs), recoveries: slices.Clone(w.recoveries)}
+	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.log.lineage), lastGen: w.log.lastGen,
+		seq: w.f.Seq(), segGen: w.segs.gen, segRefs: slices.Clone(w.segs.refs), recoveries: slices.Clone(w.repl.recoveries)}
 	// A recovery that started before this moment finds out that its primary relocated.
-	w.relocEpoch++
+	w.repl.epoch++
 	w.mu.Unlock()
 	sp := w.begin(history.Event{Kind: history.Handoff, Term: term, Key: w.f.Key(), Detail: target.id})
-	hf := w.link.now()
-	herr := w.handOver(ctx, target, h, opts, hf)
+	rl.h, rl.hf = h, w.link.now()
+	herr := rl.handOver(ctx)
 	if herr == nil {
 		ev := sp.End(history.OK, nil)
 		w.setState(StateRelocated)
@@ -125,48 +126,47 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	}
 
 	// 4. Abort: revert with the retained token.
-	return w.abortRelocation(ctx, target, h, opts, hf)
+	return rl.abort(ctx)
 }
+
+// relocation is one relocation under way: its source and target, its options, the primary
+// context handed over and the handoff faults its message meets (the source's link when the
+// message is sent). Its methods are the source's side of each step.
+type relocation struct {
+	src, target *Writer
+	opts        RelocateOptions
+	h           handoff
+	hf          handoffFault
+}
+
+// held says the abort point holds the handoff message until the source has given up.
+func (rl *relocation) held() bool { return rl.opts.Abort == history.AbortBeforeTargetWrites }
 
 // prehydrate reserves the target at the source's term and hydrates it while the source
 // serves. On failure the target is a standby copy again.
-func (w *Writer) prehydrate(ctx context.Context, target *Writer) error {
+func (rl *relocation) prehydrate(ctx context.Context) error {
+	w, target := rl.src, rl.target
 	w.mu.Lock()
-	st, term := w.state, w.term
+	st, term := w.role.state, w.role.term
 	w.mu.Unlock()
 	if st != StateActive {
 		return fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
 	target.mu.Lock()
-	if err := target.grantable(term); err != nil {
+	if err := target.role.reserve(term); err != nil {
 		target.mu.Unlock()
 		return fmt.Errorf("relocate %s to %s: the target: %w", w.id, target.id, err)
 	}
-	target.state, target.term = StateTarget, term
-	target.notify()
 	target.mu.Unlock()
 	if _, err := target.hydrate(ctx, term, "relocation-target"); err != nil {
 		err = fmt.Errorf("relocate %s to %s: hydration: %w", w.id, target.id, err)
 		if ctx.Err() != nil {
 			// The relocation was abandoned, not given up by the target.
-			target.release()
+			target.leave(StateTarget, StateStandby)
 		} else {
 			target.giveUp(term, err)
 		}
 		return err
-	}
-	return nil
-}
-
-// grantable says whether a standby copy may take a grant at term: a promotion, or a
-// relocation's reservation. A copy that gave up a handoff at term stood down there and
-// takes no grant at it again. The caller holds w.mu.
-func (w *Writer) grantable(term int64) error {
-	switch {
-	case w.state != StateStandby:
-		return fmt.Errorf("it is %s: %w", w.state, ErrNotServing)
-	case w.gaveUp != 0 && w.gaveUp == term:
-		return fmt.Errorf("it gave up a handoff at term %d: %w", term, ErrNotServing)
 	}
 	return nil
 }
@@ -178,77 +178,64 @@ func (w *Writer) grantable(term int64) error {
 // its timeout, and reverts. A target no longer reserved (crashed, closed) records nothing.
 func (w *Writer) giveUp(term int64, why error) {
 	w.mu.Lock()
-	if w.state != StateTarget {
+	if !w.role.leave(StateTarget, StateStandby) {
 		w.mu.Unlock()
 		return
 	}
-	w.state, w.gaveUp = StateStandby, term
-	w.notify()
+	w.role.gaveUp = term
 	w.mu.Unlock()
 	ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.c.cfg.Shard.FenceKey(term),
 		Detail: "relocation-target", Err: why.Error()})
 	w.emit(history.SigStoodDown, ev, 0)
 }
 
-// release returns a reserved relocation target to standby.
-func (w *Writer) release() {
-	w.mu.Lock()
-	if w.state == StateTarget {
-		w.state = StateStandby
-		w.notify()
-	}
-	w.mu.Unlock()
-}
-
 // blockAndDrain blocks new ops on the source, drains it and reserves the target at the
-// source's term (reserved says prehydrate did already). On failure the source serves again
-// and the target is a standby copy again.
-func (w *Writer) blockAndDrain(ctx context.Context, target *Writer, reserved bool) (int64, error) {
+// source's term (unless prehydrate did already). On failure the source serves again and the
+// target is a standby copy again.
+func (rl *relocation) blockAndDrain(ctx context.Context) (int64, error) {
+	w, target, reserved := rl.src, rl.target, rl.opts.Prehydrate
 	w.mu.Lock()
-	if w.state != StateActive {
-		st := w.state
+	if w.role.state != StateActive {
+		st := w.role.state
 		w.mu.Unlock()
 		if reserved {
-			target.release()
+			target.leave(StateTarget, StateStandby)
 		}
 		return 0, fmt.Errorf("relocate %s: it is %s: %w", w.id, st, ErrNotServing)
 	}
-	w.state = StateRelocating
-	term := w.term
-	w.notify()
+	term := w.role.term
+	w.role.become(StateRelocating)
 	w.mu.Unlock()
-	if err := w.drain(ctx); err != nil {
-		w.unblock()
+	if err := w.loop.drain(ctx); err != nil {
+		w.leave(StateRelocating, StateActive)
 		if reserved {
-			target.release()
+			target.leave(StateTarget, StateStandby)
 		}
 		return 0, fmt.Errorf("relocate %s: drain: %w", w.id, err)
 	}
 	w.emit(history.SigDrained, history.Event{Writer: w.id, Term: term}, 0)
 
 	target.mu.Lock()
-	if reserved && target.state == StateTarget {
+	if reserved && target.role.state == StateTarget {
 		target.mu.Unlock()
 		return term, nil
 	}
-	if err := target.grantable(term); err != nil {
+	if err := target.role.reserve(term); err != nil {
 		target.mu.Unlock()
-		w.unblock()
+		w.leave(StateRelocating, StateActive)
 		return 0, fmt.Errorf("relocate %s to %s: the target: %w", w.id, target.id, err)
 	}
-	target.state, target.term = StateTarget, term
-	target.notify()
 	target.mu.Unlock()
 	return term, nil
 }
 
-// handOver sends the handoff message to the target (unless the link's faults hf lose it, or
-// the abort point holds it) and waits for the answer; nil means the target answered that it
-// took over.
-func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts RelocateOptions, hf handoffFault) error {
-	held := opts.Abort == history.AbortBeforeTargetWrites
+// handOver sends the handoff message to the target (unless the link's faults lose it, or the
+// abort point holds it) and waits for the answer; nil means the target answered that it took
+// over.
+func (rl *relocation) handOver(ctx context.Context) error {
+	w, target, opts, hf, h := rl.src, rl.target, rl.opts, rl.hf, rl.h
 	answer := make(chan error, 1)
-	if !hf.loseMessage && !held {
+	if !hf.loseMessage && !rl.held() {
 		silent := hf.loseAnswer || opts.Abort == history.AbortAfterTargetAcks
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the handoff to "+target.id, func() {
@@ -278,7 +265,7 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 		return nil
 	case <-t.C:
 		switch {
-		case hf.loseMessage || held:
+		case hf.loseMessage || rl.held():
 			return errors.New("handoff message lost: no answer before the timeout")
 		case hf.loseAnswer:
 			return errors.New("handoff answer lost: no answer before the timeout")
@@ -290,26 +277,21 @@ func (w *Writer) handOver(ctx context.Context, target *Writer, h handoff, opts R
 	}
 }
 
-// abortRelocation reverts with the retained token after a failed handoff, returns a target
-// that never heard of the relocation to standby, and delivers a held message late.
-func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff, opts RelocateOptions, hf handoffFault) (RelocationResult, error) {
+// abort reverts with the retained token after a failed handoff, returns a target that never
+// heard of the relocation to standby, and delivers a held message late.
+func (rl *relocation) abort(ctx context.Context) (RelocationResult, error) {
 	var res RelocationResult
-	held := opts.Abort == history.AbortBeforeTargetWrites
-	resumed, err := w.revert(ctx)
+	w, target, h := rl.src, rl.target, rl.h
+	resumed, err := rl.revert(ctx)
 	if err != nil {
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
 	}
 	res = revertResult(resumed)
-	if hf.loseMessage && !held {
+	if rl.hf.loseMessage && !rl.held() {
 		// The target never heard of the relocation: it is a standby copy again.
-		target.mu.Lock()
-		if target.state == StateTarget {
-			target.state = StateStandby
-			target.notify()
-		}
-		target.mu.Unlock()
+		target.leave(StateTarget, StateStandby)
 	}
-	if held {
+	if rl.held() {
 		// The message was only delayed: it reaches the target now, after the abort.
 		w.c.bg.Add(1)
 		w.c.cfg.Guard.Go("the delayed handoff to "+target.id, func() { _ = target.receiveHandoff(h) }, w.c.bg.Done)
@@ -317,36 +299,10 @@ func (w *Writer) abortRelocation(ctx context.Context, target *Writer, h handoff,
 	return res, nil
 }
 
-// drain asks the sync loop to sync every buffered op (and, if the writer never synced, to
-// re-adopt the chain so it holds a token to transfer).
-func (w *Writer) drain(ctx context.Context) error {
-	reply := make(chan error, 1)
-	select {
-	case w.drainReq <- reply:
-	case <-w.loopDone:
-		return errStopped
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// unblock lets a relocation source that did not get as far as transferring serve again.
-func (w *Writer) unblock() {
-	w.mu.Lock()
-	if w.state == StateRelocating {
-		w.state = StateActive
-		w.notify()
-	}
-	w.mu.Unlock()
-}
-
-func (w *Writer) transfer(ctx context.Context, target *Writer) error {
+// transfer hands the source's fence ownership to the target's allocation, recording
+// Transfer with the retained token, retrying while the outcome is unknown.
+func (rl *relocation) transfer(ctx context.Context) error {
+	w, target := rl.src, rl.target
 	for attempt := 1; ; attempt++ {
 		sp := w.begin(history.Event{Kind: history.Transfer, Term: w.Term(), Key: w.f.Key(), Detail: target.id,
 			Token: w.f.Token()})
@@ -368,9 +324,10 @@ func (w *Writer) transfer(ctx context.Context, target *Writer) error {
 	}
 }
 
-// revert presents the retained token. Resumed: the source owns the chain again and serves
-// in a new generation band. Refused: it stands down.
-func (w *Writer) revert(ctx context.Context) (bool, error) {
+// revert presents the source's retained token. Resumed: the source owns the chain again and
+// serves in a new generation band. Refused: it stands down.
+func (rl *relocation) revert(ctx context.Context) (bool, error) {
+	w := rl.src
 	term := w.Term()
 	for attempt := 1; ; attempt++ {
 		sp := w.begin(history.Event{Kind: history.Revert, Term: term, Key: w.f.Key(), Token: w.f.Token()})
@@ -380,12 +337,11 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 			sp.Event().Token, sp.Event().Seq = w.f.Token(), w.f.Seq()
 			ev := sp.End(history.OK, nil)
 			w.mu.Lock()
-			if w.state == StateRelocating && w.c.cfg.Variant != fence.ResumeStaysBlocked {
+			if w.role.state == StateRelocating && w.c.cfg.Variant != fence.ResumeStaysBlocked {
 				s := w.f.Seq()
-				w.nextGen = max(w.nextGen, grantBase(w.lastGen, s))
-				w.segGen = max(w.segGen, grantBase(w.segGen, s)-1)
-				w.state = StateActive
-				w.notify()
+				w.log.resume(s)
+				w.segs.resume(s)
+				w.role.become(StateActive)
 			}
 			w.mu.Unlock()
 			w.emit(history.SigReverted, ev, 0)
@@ -397,9 +353,8 @@ func (w *Writer) revert(ctx context.Context) (bool, error) {
 			}
 			sp.End(history.Fail, reason)
 			w.mu.Lock()
-			w.state = StateStoodDown
-			w.buf = nil
-			w.notify()
+			w.log.drop()
+			w.role.become(StateStoodDown)
 			w.mu.Unlock()
 			ev := w.record(history.Event{Kind: history.StandDown, Term: term, Key: w.f.Key(), Err: reason.Error()})
 			w.emit(history.SigStoodDown, ev, 0)
@@ -436,28 +391,22 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.state != StateTarget {
-		return fmt.Errorf("handoff to %s: it became %s: %w", w.id, w.state, ErrNotServing)
+	if w.role.state != StateTarget {
+		return fmt.Errorf("handoff to %s: it became %s: %w", w.id, w.role.state, ErrNotServing)
 	}
-	w.f, w.target = f, true
-	w.lineage, w.lastGen = h.lineage, h.lastGen
+	w.f, w.role.target = f, true
 	if w.c.cfg.Variant != fence.TargetIgnoresRecoveries {
 		// The target replicates to every copy its source had started recovering.
-		for _, r := range h.recoveries {
-			if !slices.Contains(w.recoveries, r) {
-				w.recoveries = append(w.recoveries, r)
-			}
-		}
+		w.repl.follow(h.recoveries...)
 	}
-	w.nextGen = grantBase(h.lastGen, h.seq)
-	w.segGen = h.segGen
+	w.log.grant(h.lineage, h.lastGen, h.seq)
+	w.segs.gen = h.segGen
 	if hy.key == "" {
 		// Nothing published in the store yet: take the source's set as known.
 		hy.refs = h.segRefs
 	}
-	w.adoptSegments(hy, h.term, h.seq)
-	w.state = StateActive
-	w.notify()
+	w.segs.adopt(hy, h.term, h.seq)
+	w.role.become(StateActive)
 	w.startLoop()
 	return nil
 }

@@ -15,17 +15,17 @@ func isSegmentList(op, key string) bool {
 	return op == "list" && strings.Contains(key, "/segments/metadata/")
 }
 
-type relocation struct {
+type relocationEnd struct {
 	res RelocationResult
 	err error
 }
 
 // relocateAsync starts w's relocation to target and returns where its result arrives.
-func relocateAsync(ctx context.Context, w, target *Writer, opts RelocateOptions) <-chan relocation {
-	done := make(chan relocation, 1)
+func relocateAsync(ctx context.Context, w, target *Writer, opts RelocateOptions) <-chan relocationEnd {
+	done := make(chan relocationEnd, 1)
 	go func() {
 		res, err := w.Relocate(ctx, target, opts)
-		done <- relocation{res, err}
+		done <- relocationEnd{res, err}
 	}()
 	return done
 }

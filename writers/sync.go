@@ -5,25 +5,128 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
 )
 
 // errStopped ends a sync whose writer stopped serving (fenced, crashed, closed).
 var errStopped = errors.New("writer stopped")
 
-// startLoop starts the sync loop. The caller holds w.mu and has set w.f.
-func (w *Writer) startLoop() {
-	w.loopDone = make(chan struct{})
-	w.wg.Add(1)
-	w.c.cfg.Guard.Go("the sync loop of "+w.id, w.syncLoop, func() { close(w.loopDone) }, w.wg.Done)
+// writeLog is the translog side of a writer: the ops buffered for the next sync, whether a
+// sync is in flight, every .tlog of the lineage it serves, the generation of the last
+// successful sync and the next one to use, and how many ops it acknowledged. Written by the
+// sync loop, and by the relocation code while the loop is idle; guarded by the writer's mu.
+type writeLog struct {
+	buf     []int64
+	syncing bool
+	lineage []string
+	lastGen int64
+	nextGen int64
+	acked   int64
 }
+
+// add buffers op for the next sync and returns how many ops are buffered.
+func (l *writeLog) add(op int64) int {
+	l.buf = append(l.buf, op)
+	return len(l.buf)
+}
+
+// drop discards the buffered ops: they are never acknowledged.
+func (l *writeLog) drop() { l.buf = nil }
+
+// settled reports that no op is buffered and no sync is in flight.
+func (l *writeLog) settled() bool { return len(l.buf) == 0 && !l.syncing }
+
+// take starts a sync of every buffered op at term, in the next generation.
+func (l *writeLog) take(term int64) batch {
+	b := batch{term: term, gen: l.nextGen, ops: l.buf}
+	l.nextGen++
+	l.buf = nil
+	l.syncing = true
+	return b
+}
+
+// synced ends the sync in flight and reports whether another is due: every SyncEvery ops
+// buffered, or any op when all is set.
+func (l *writeLog) synced(every int, all bool) (more bool) {
+	l.syncing = false
+	return len(l.buf) >= every || (all && len(l.buf) > 0)
+}
+
+// commit records a successful sync of b, whose metadata named lineage: its ops are durable
+// and about to be acknowledged.
+func (l *writeLog) commit(b batch, lineage []string) {
+	l.lineage = lineage
+	l.lastGen = b.gen
+	l.acked += int64(len(b.ops))
+}
+
+// grant takes over a lineage whose last generation is last, granted at fence chain seq s: the
+// next generation is in the grant's band (grantBase).
+func (l *writeLog) grant(lineage []string, last, s int64) {
+	l.lineage, l.lastGen = lineage, last
+	l.nextGen = grantBase(last, s)
+}
+
+// resume moves a resumed relocation source's next generation into the band of its revert,
+// at chain seq s.
+func (l *writeLog) resume(s int64) { l.nextGen = max(l.nextGen, grantBase(l.lastGen, s)) }
+
+// syncLoop is the plumbing of a writer's sync loop: the kick that a full buffer sends, the
+// drain requests of a relocation, done (closed when the loop exits; set with the writer's
+// fence) and the loop's goroutine.
+type syncLoop struct {
+	kick     chan struct{}
+	drainReq chan chan error
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// start starts run as the sync loop, with done closed when it exits. The caller holds the
+// writer's mu and has set its fence.
+func (l *syncLoop) start(g *guard.Sink, name string, run func()) {
+	l.done = make(chan struct{})
+	l.wg.Add(1)
+	g.Go(name, run, func() { close(l.done) }, l.wg.Done)
+}
+
+// wake asks the loop for a sync now, unless one is asked for already.
+func (l *syncLoop) wake() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// drain asks the sync loop to sync every buffered op (and, if the writer never synced, to
+// re-adopt the chain so it holds a token to transfer).
+func (l *syncLoop) drain(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case l.drainReq <- reply:
+	case <-l.done:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startLoop starts the writer's sync loop. The caller holds w.mu and has set w.f.
+func (w *Writer) startLoop() { w.loop.start(w.c.cfg.Guard, "the sync loop of "+w.id, w.syncLoop) }
 
 // syncLoop runs the writer's syncs, one at a time and in generation order: when SyncEvery ops
 // are buffered, every SyncInterval, and on a relocation's drain request.
-// It ends when the writer's life does; startLoop then closes loopDone.
+// It ends when the writer's life does; startLoop then closes the loop's done.
 func (w *Writer) syncLoop() {
 	t := w.c.cfg.Clock.NewTicker(w.c.cfg.SyncInterval)
 	defer t.Stop()
@@ -32,9 +135,9 @@ func (w *Writer) syncLoop() {
 		select {
 		case <-w.life.Done():
 			return
-		case <-w.kick:
+		case <-w.loop.kick:
 		case <-t.C:
-		case reply = <-w.drainReq:
+		case reply = <-w.loop.drainReq:
 		}
 		err := w.flush(reply != nil)
 		if reply != nil && err == nil && !w.c.cfg.NoFence && w.f.Token() == "" {
@@ -57,28 +160,23 @@ func (w *Writer) syncLoop() {
 func (w *Writer) flush(all bool) error {
 	for {
 		w.mu.Lock()
-		serving := w.state == StateActive || w.state == StateRelocating
-		if !serving {
+		if !w.role.serving() {
 			w.mu.Unlock()
 			return errStopped
 		}
-		if len(w.buf) == 0 {
+		if len(w.log.buf) == 0 {
 			w.mu.Unlock()
 			return nil
 		}
-		b := batch{term: w.term, gen: w.nextGen, ops: w.buf}
-		w.nextGen++
-		w.buf = nil
-		w.syncing = true
-		w.notify()
+		b := w.log.take(w.role.term)
+		w.role.notify()
 		w.mu.Unlock()
 
 		err := w.syncBatch(b)
 
 		w.mu.Lock()
-		w.syncing = false
-		w.notify()
-		more := len(w.buf) >= w.c.cfg.SyncEvery || (all && len(w.buf) > 0)
+		more := w.log.synced(w.c.cfg.SyncEvery, all)
+		w.role.notify()
 		w.mu.Unlock()
 		if err != nil {
 			return err
@@ -136,7 +234,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 		return fail(err)
 	}
 	w.mu.Lock()
-	lineage := append(slices.Clone(w.lineage), tlog)
+	lineage := append(slices.Clone(w.log.lineage), tlog)
 	w.mu.Unlock()
 	body := encodeList(metadataMagic, o, lineage)
 
@@ -172,10 +270,8 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 		seq, key = w.f.Seq(), w.f.Key()
 	}
 	w.mu.Lock()
-	w.lineage = lineage
-	w.lastGen = b.gen
-	w.acked += int64(len(b.ops))
-	w.notify()
+	w.log.commit(b, lineage)
+	w.role.notify()
 	w.mu.Unlock()
 	// Replicated after the lineage names the ops and before they are acknowledged, as a
 	// primary acknowledges a write only once its replicas were sent it.
@@ -194,7 +290,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 func (w *Writer) advance(ctx context.Context) (time.Duration, error) {
 	f := w.f
 	w.mu.Lock()
-	term, target := w.term, w.target
+	term, target := w.role.term, w.role.target
 	w.mu.Unlock()
 	presented := f.Token()
 	e := history.Event{Term: term, Key: f.Key()}

@@ -39,6 +39,14 @@ var ErrNotServing = errors.New("writer is not in a state that allows this")
 const genStride = 1024
 
 // Writer is one simulated shard copy. Every exported method is safe for concurrent use.
+//
+// A Writer composes the parts of its state, each with its own methods: its role (where it is
+// in its life, its term and grant), its write log (buffered ops, the lineage it serves and
+// the generations of its syncs), its segments (the reference sets it hydrated or published),
+// its replication (the copies recovering from it, or its own recovery), the sync loop's
+// plumbing, and the link its relocation handoffs travel. One mutex, mu, guards role, log,
+// segs and repl together: a step that reads one and changes another (an op taken only while
+// active, a grant that sets the term, the lineage and the segments) happens at once.
 type Writer struct {
 	c     *Cluster
 	id    string
@@ -51,51 +59,17 @@ type Writer struct {
 
 	life context.Context // ends on Crash or Close
 	kill context.CancelFunc
-	wg   sync.WaitGroup // the sync loop
-
-	kick     chan struct{}
-	drainReq chan chan error
-	loopDone chan struct{} // closed when the sync loop exits; set with f
+	loop syncLoop
 
 	// f is the writer's guarded translog fence instance, set once before the sync loop starts
 	// and never replaced.
 	f *fence.Fence
 
-	mu     sync.Mutex
-	state  State
-	term   int64
-	target bool // became active as a relocation target: its first fence step is an adoption
-	// gaveUp is the term of a handoff this copy gave up as a relocation target (0 when none):
-	// it stood down at that term and takes no grant at it again.
-	gaveUp  int64
-	buf     []int64
-	syncing bool
-	changed chan struct{} // closed and replaced on every change Settle cares about
-
-	// Translog lineage: every .tlog of the lineage this writer serves, the generation of the
-	// last successful sync, and the next generation to use. Written by the sync loop, and by
-	// the relocation code while the loop is idle.
-	lineage []string
-	lastGen int64
-	nextGen int64
-	acked   int64
-
-	// Segment state: the term-scoped reference-set generation, the current reference set,
-	// and the reference sets this writer hydrated or published (newest last).
-	segGen  int64
-	segRefs []string
-	segSets [][]string
-	segFile int
-
-	// Replication: the copies with an ongoing or finished recovery from this writer, which it
-	// replicates every acknowledged op to; the number of times it handed its primary context
-	// over; and, while this writer recovers, its replica state.
-	recoveries []*Writer
-	relocEpoch int64
-	// grant is the cluster's promotion count when this copy was promoted (0: never): of two
-	// copies at one term (an equal-term twin), the later grant is the primary.
-	grant int64
-	repl  *replica
+	mu   sync.Mutex
+	role role
+	log  writeLog
+	segs segments
+	repl replication
 
 	// link carries the handoffs this writer sends as a relocation source.
 	link HandoffLink
@@ -103,8 +77,8 @@ type Writer struct {
 
 func newWriter(c *Cluster, spec WriterSpec, alloc string) *Writer {
 	w := &Writer{c: c, id: spec.ID, node: spec.NodeID, alloc: alloc, raw: spec.Store,
-		state: StateStandby, kick: make(chan struct{}, 1), drainReq: make(chan chan error),
-		changed: make(chan struct{})}
+		role: role{state: StateStandby, changed: make(chan struct{})},
+		loop: syncLoop{kick: make(chan struct{}, 1), drainReq: make(chan chan error)}}
 	w.rec = NewRecordingStore(spec.Store, c.cfg.Recorder, spec.ID)
 	w.st = gatedStore{g: &w.gate, inner: w.rec}
 	w.life, w.kill = context.WithCancel(context.Background())
@@ -128,21 +102,21 @@ func (w *Writer) Alloc() string { return w.alloc }
 func (w *Writer) State() State {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.state
+	return w.role.state
 }
 
 // Term returns the term the writer was promoted at (or took over by relocation), 0 before.
 func (w *Writer) Term() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.term
+	return w.role.term
 }
 
 // Acked returns how many ops the writer has acknowledged.
 func (w *Writer) Acked() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.acked
+	return w.log.acked
 }
 
 // BelievesPrimary reports whether the writer currently believes it is primary: it is active.
@@ -163,16 +137,18 @@ func (w *Writer) Fence() *fence.Fence {
 	return w.f
 }
 
-// notify wakes Settle waiters. The caller holds w.mu.
-func (w *Writer) notify() {
-	close(w.changed)
-	w.changed = make(chan struct{})
-}
-
 func (w *Writer) setState(s State) {
 	w.mu.Lock()
-	w.state = s
-	w.notify()
+	w.role.become(s)
+	w.mu.Unlock()
+}
+
+// leave moves the writer from state from to state to, if it is still in from: a relocation
+// source that did not get as far as transferring serves again, a reserved target is a
+// standby copy again.
+func (w *Writer) leave(from, to State) {
+	w.mu.Lock()
+	w.role.leave(from, to)
 	w.mu.Unlock()
 }
 
@@ -208,24 +184,20 @@ func (w *Writer) fenceOptions(term int64, guarded bool, variant fence.Variant) f
 // with Outcome fail) and returns an error wrapping ErrNotServing.
 func (w *Writer) Submit(op int64) error {
 	w.mu.Lock()
-	if w.state != StateActive {
-		st := w.state
-		w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.term, Outcome: history.Fail,
+	if w.role.state != StateActive {
+		st := w.role.state
+		w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.role.term, Outcome: history.Fail,
 			Err: fmt.Sprintf("writer %s is %s", w.id, st)})
 		w.mu.Unlock()
 		return fmt.Errorf("writer %s is %s: %w", w.id, st, ErrNotServing)
 	}
-	w.buf = append(w.buf, op)
-	n := len(w.buf)
+	n := w.log.add(op)
 	// Recorded under the lock so the op's event precedes any sync that takes it.
-	w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.term})
-	w.notify()
+	w.record(history.Event{Kind: history.Op, Ops: []int64{op}, Term: w.role.term})
+	w.role.notify()
 	w.mu.Unlock()
 	if n >= w.c.cfg.SyncEvery {
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
+		w.loop.wake()
 	}
 	return nil
 }
@@ -255,32 +227,31 @@ func (w *Writer) Resume() {
 // acts again; Restart builds its next incarnation.
 func (w *Writer) Crash() {
 	w.mu.Lock()
-	if w.state == StateCrashed || w.state == StateClosed {
+	if w.role.state == StateCrashed || w.role.state == StateClosed {
 		w.mu.Unlock()
 		return
 	}
-	w.state = StateCrashed
-	w.buf = nil
-	w.notify()
-	term := w.term
+	w.log.drop()
+	w.role.become(StateCrashed)
+	term := w.role.term
 	w.mu.Unlock()
 	e := w.record(history.Event{Kind: history.Crash, Term: term})
 	w.kill()
-	w.wg.Wait()
+	w.loop.wg.Wait()
 	w.emit(history.SigCrashed, e, 0)
 }
 
 // Close stops the writer like Crash but records nothing: the end of a run.
 func (w *Writer) Close() {
 	w.mu.Lock()
-	if w.state != StateCrashed {
-		w.state = StateClosed
+	if w.role.state != StateCrashed {
+		w.role.state = StateClosed
 	}
-	w.buf = nil
-	w.notify()
+	w.log.drop()
+	w.role.notify()
 	w.mu.Unlock()
 	w.kill()
-	w.wg.Wait()
+	w.loop.wg.Wait()
 }
 
 // Restart builds the next incarnation of a crashed (or otherwise finished) writer and
@@ -310,9 +281,8 @@ func (w *Writer) Restart(ctx context.Context, as string, term int64) (*Writer, e
 func (w *Writer) Settle(ctx context.Context) error {
 	for {
 		w.mu.Lock()
-		serving := w.state == StateActive || w.state == StateRelocating
-		done := !serving || (len(w.buf) == 0 && !w.syncing)
-		ch := w.changed
+		done := !w.role.serving() || w.log.settled()
+		ch := w.role.changed
 		w.mu.Unlock()
 		if done {
 			return nil
@@ -328,15 +298,14 @@ func (w *Writer) Settle(ctx context.Context) error {
 // becomeFenced makes the writer fail for good after its fence said so, and records Fenced.
 func (w *Writer) becomeFenced(key string, cause error) {
 	w.mu.Lock()
-	switch w.state {
+	switch w.role.state {
 	case StateFenced, StateCrashed, StateClosed:
 		w.mu.Unlock()
 		return
 	}
-	w.state = StateFenced
-	w.buf = nil
-	w.notify()
-	term := w.term
+	w.log.drop()
+	w.role.become(StateFenced)
+	term := w.role.term
 	w.mu.Unlock()
 	e := w.record(history.Event{Kind: history.Fenced, Term: term, Key: key, Outcome: history.FencedOut,
 		Err: errText(cause)})

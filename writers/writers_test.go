@@ -202,7 +202,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("gc deleted %d (%v), want the 2 files merged away", n, err)
 	}
-	latest := slices.Clone(a.segRefs)
+	latest := slices.Clone(a.segs.refs)
 	r.promote(b, 2)
 	var got []string
 	for _, e := range r.events(history.Hydrate, "b") {
