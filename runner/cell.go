@@ -458,6 +458,10 @@ func (cr *cellRun) expect() checker.Expect {
 			if spec := st.Spec(); spec.Fault {
 				e.Faults = append(e.Faults, checker.Fault{Name: st.FaultName(), Layer: string(spec.Layer), Missed: cr.missed(st)})
 			}
+			// A relocation's handoff fault is declared like every fault the schedule opens.
+			if f := st.HandoffFault(); f != nil {
+				e.Faults = append(e.Faults, checker.Fault{Name: f.Name(), Layer: string(f.Layer()), Missed: cr.missed(st)})
+			}
 		}
 	}
 	if k := cr.c.Kill; k != nil {

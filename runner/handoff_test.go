@@ -13,8 +13,8 @@ import (
 
 // A relocation with lose_handoff and no abort point loses the target's answer through the
 // one fault model: the handoff fault is open on the source's link for the relocation, its
-// start and end are in the history by the source and named after the step, the handoff fails
-// for the lost answer, and the protocol still passes (the target took over; the source's
+// start and end are in the history by the source and named after the step, the run attests
+// that it fired, the handoff fails for the lost answer, and the protocol still passes (the target took over; the source's
 // revert is refused and it stands down).
 func TestLoseHandoffIsRecordedLikeEveryFault(t *testing.T) {
 	const yaml = `name: lost-answer
@@ -58,5 +58,10 @@ expect:
 	}
 	if !(start < handoff && handoff < end) {
 		t.Fatalf("fault start %d, handoff %d, fault end %d: want the handoff inside the fault's window", start, handoff, end)
+	}
+	// It is declared and attested like every fault.
+	att := res.Result.Attestation
+	if len(att) != 1 || att[0].Name != name || att[0].Layer != "protocol" || !att[0].Fired {
+		t.Fatalf("attestation %+v, want %s (protocol) fired", att, name)
 	}
 }

@@ -44,7 +44,11 @@
 //   - a relocation target that cannot complete its hydration gives the handoff up without
 //     touching the fence: it records a StandDown (Detail "relocation-target") with the
 //     reason, answers its source, which reverts and resumes, and takes no grant at that term
-//     again; a source whose revert succeeded serves again.
+//     again; a source whose revert succeeded serves again;
+//   - what befalls a relocation's handoff message and its answer on the way (lost, delayed)
+//     comes only from the faults open on the source's [HandoffLink] when the message is sent
+//     (the bench's fault model opens them there, and records them): with none open, the
+//     message and the answer arrive at once.
 //
 // The protocol variants read here are cas-concurrent-with-metadata, restore-before-claim,
 // hydrate-before-seal, target-ignores-recoveries, recovery-no-relocation-check,
