@@ -346,8 +346,12 @@ func (g *gen) describe() string {
 	if g.clean {
 		extra += " Clean: no faults, the liveness bound is judged."
 	}
-	return fmt.Sprintf("Generated from seed %d for the %s protocol. Enabled kinds: %s; http actions: %s.%s",
-		g.seed, variant, strings.Join(kinds, ", "), strings.Join(acts, ", "), extra)
+	subject := "the " + string(variant) + " protocol"
+	if g.o.System != nil {
+		subject = "a system under test"
+	}
+	return fmt.Sprintf("Generated from seed %d for %s. Enabled kinds: %s; http actions: %s.%s",
+		g.seed, subject, strings.Join(kinds, ", "), strings.Join(acts, ", "), extra)
 }
 
 func remove(xs []string, x string) []string {

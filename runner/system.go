@@ -19,9 +19,9 @@ import (
 	"github.com/fencebench/fencebench/compose"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/faults"
-	"github.com/fencebench/fencebench/faults/netpath"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 	"github.com/fencebench/fencebench/store"
@@ -67,7 +67,7 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 		defer srv.Stop()
 		e = env.Local{Local: srv}
 	}
-	if err := systemStack(e); err != nil {
+	if err := systemStack(e, so.Launcher); err != nil {
 		return nil, err
 	}
 	admin, err := env.Client(e, store.ClientMinio)
@@ -127,16 +127,12 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 
 // probeSystem starts one node over a path of its own, reads its handshake and stops it.
 func (r *runner) probeSystem(ctx context.Context, l system.Launcher) (system.Hello, error) {
-	prefix := r.opts.Prefix + "system-probe/"
-	cfg := r.env.Config()
-	b, err := netpath.New(netpath.Options{Upstream: r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
-		AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
-		UpstreamTLS: env.UpstreamTLS(cfg), CA: r.ca})
+	b, err := r.openSysPaths(r.opts.Prefix+"system-probe/", sysPathOptions{})
 	if err != nil {
 		return system.Hello{}, fmt.Errorf("runner: fault path for the system probe: %w", err)
 	}
-	defer b.Close()
-	ncfg, err := nodeConfig(b, cfg, "probe", prefix)
+	defer b.close()
+	ncfg, err := b.config("probe")
 	if err != nil {
 		return system.Hello{}, err
 	}
@@ -146,18 +142,6 @@ func (r *runner) probeSystem(ctx context.Context, l system.Launcher) (system.Hel
 	}
 	h.Kill()
 	return h.Hello(), nil
-}
-
-// nodeConfig is what node id is told: its own path as endpoint, the path's credential, the
-// bucket and its prefix.
-func nodeConfig(b *netpath.Bench, cfg store.Config, id, prefix string) (system.Config, error) {
-	p, err := b.Path(id)
-	if err != nil {
-		return system.Config{}, fmt.Errorf("fault path for %s: %w", id, err)
-	}
-	ak, sk := p.Credentials()
-	return system.Config{Node: id, Endpoint: "http://" + p.Addr(), Region: cfg.RegionOrDefault(), Bucket: cfg.Bucket,
-		Prefix: prefix, AccessKey: ak, SecretKey: sk}, nil
 }
 
 // systemEvents are the events a step may wait for on a system's node.
@@ -223,17 +207,6 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 	return fmt.Errorf("scenario %s cannot run on system %s:\n  %s", sc.Name, h.Name, strings.Join(errs, "\n  "))
 }
 
-// systemStack refuses, as bad input, a stack a system's nodes cannot reach.
-func systemStack(e env.Env) error {
-	if _, ok := e.(*env.Sim); ok {
-		return fmt.Errorf("%w: a system runs against a real store: the simulated stack has no endpoint its nodes could reach", outcome.ErrBadInput)
-	}
-	if env.UpstreamTLS(e.Config()) != nil {
-		return fmt.Errorf("%w: a system runs over plain-HTTP fault paths only for now; the store speaks HTTPS", outcome.ErrBadInput)
-	}
-	return nil
-}
-
 // readRefusal says why a system without the final read cannot be tested, "" when it has it.
 func readRefusal(h system.Hello) string {
 	if h.Has(system.CapRead) {
@@ -258,7 +231,8 @@ type sysCell struct {
 	log   *slog.Logger
 	guard *guard.Sink
 	rec   *history.Recorder
-	fb    *netpath.Bench
+	fb    *sysPaths
+	clock *wait.Clock // the scenario's time: the simulated stack's, nil (real time) elsewhere
 	hello system.Hello
 	zero  time.Duration // when the schedule started, on the recorder's clock
 
@@ -395,20 +369,18 @@ func (sc *sysCell) run(ctx context.Context) error {
 	if err := ValidateForSystem(s, sc.hello, sc.so.Launcher.Pausable()); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.Duration+sc.cellTimeout())
+	sc.clock = sc.r.clock()
+	ctx, cancel := context.WithTimeout(ctx, sc.clock.Real(s.Duration)+sc.cellTimeout())
 	defer cancel()
-	sc.rec = history.NewRecorder()
+	sc.rec = history.NewRecorderOn(sc.clock.Stopwatch())
 	rng := rand.New(rand.NewPCG(sc.c.Seed, 0xfa017))
 	prefix := sc.r.opts.Prefix + sc.c.ID() + "/"
-	cfg := sc.r.env.Config()
-	b, err := netpath.New(netpath.Options{Upstream: sc.r.env.Upstream(), Bucket: cfg.Bucket, Prefix: prefix,
-		Clock: sc.rec.Now, Rand: rng, Record: sc.record, AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey,
-		SessionToken: cfg.SessionToken, UpstreamTLS: env.UpstreamTLS(cfg), CA: sc.r.ca, Guard: sc.guard})
+	b, err := sc.r.openSysPaths(prefix, sysPathOptions{clock: sc.clock, now: sc.rec.Now, rng: rng, record: sc.record, guard: sc.guard})
 	if err != nil {
 		return harnessf("fault paths: %v", err)
 	}
 	sc.fb = b
-	defer b.Close()
+	defer b.close()
 	defer sc.killAll()
 
 	// The nodes start side by side, and the schedule's clock starts once they all answered
@@ -489,7 +461,7 @@ func (sc *sysCell) run(ctx context.Context) error {
 	sc.bg.Wait()
 	sc.killAll()
 	dctx, cancelDrain := context.WithTimeout(context.Background(), 15*time.Second)
-	if err := b.Drain(dctx); err != nil {
+	if err := b.drain(dctx); err != nil {
 		sc.fail(err)
 	}
 	cancelDrain()
@@ -498,7 +470,7 @@ func (sc *sysCell) run(ctx context.Context) error {
 	}
 
 	// The final read, by a fresh node over a path no fault touches, at a term above all.
-	ncfg, err := nodeConfig(b, cfg, FinalReader, prefix)
+	ncfg, err := b.config(FinalReader)
 	if err != nil {
 		return harnessf("%v", err)
 	}
@@ -525,7 +497,7 @@ func (sc *sysCell) run(ctx context.Context) error {
 	sp.End(history.OK, nil)
 
 	sc.res.Events = sc.rec.Events()
-	sc.res.Ledger = b.Ledger()
+	sc.res.Ledger = b.ledger()
 	ex := sc.expect(trafficEnd)
 	in := checker.Input{Events: sc.res.Events, Ledger: sc.res.Ledger, Final: checker.Final{Recovered: ops, AuditTerm: term}, Expect: ex}
 	sc.res.Input = &outcome.StoredInput{Final: in.Final, Expect: in.Expect}
@@ -550,8 +522,8 @@ func (sc *sysCell) launchAll(ctx context.Context, ws []scenarios.Writer) error {
 
 // awaitOwner waits until writer reported owner.
 func (sc *sysCell) awaitOwner(ctx context.Context, writer string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	deadline := sc.rec.Now() + d
+	for sc.rec.Now() < deadline && ctx.Err() == nil {
 		sc.mu.Lock()
 		n := sc.nodes[writer]
 		ok := n != nil && len(n.ownerAt) > 0
@@ -559,16 +531,14 @@ func (sc *sysCell) awaitOwner(ctx context.Context, writer string, d time.Duratio
 		if ok {
 			return true
 		}
-		time.Sleep(10 * time.Millisecond)
+		sc.clock.For(ctx, 10*time.Millisecond)
 	}
 	return false
 }
 
 // launch starts the node of writer (node id nodeID, its path) and records its events.
 func (sc *sysCell) launch(ctx context.Context, writer, nodeID string) error {
-	cfg := sc.r.env.Config()
-	prefix := sc.r.opts.Prefix + sc.c.ID() + "/"
-	ncfg, err := nodeConfig(sc.fb, cfg, nodeID, prefix)
+	ncfg, err := sc.fb.config(nodeID)
 	if err != nil {
 		return harnessf("%v", err)
 	}
@@ -716,7 +686,7 @@ const maxInFlight = 32
 // copy it chose until that copy refuses a write (fenced, not owner) or crashes, so a
 // superseded copy still hears from a client, as a zombie would.
 func (sc *sysCell) client(ctx context.Context, every time.Duration, idx int) {
-	t := time.NewTicker(every)
+	t := sc.clock.NewTicker(every)
 	defer t.Stop()
 	sem := make(chan struct{}, maxInFlight)
 	var wg sync.WaitGroup
@@ -770,6 +740,9 @@ func (sc *sysCell) write(ctx context.Context, n *sysNode, target string, op int6
 	// The answer is placed where it was read, in the order of the node's output (an event
 	// printed after it is recorded after it), not when this goroutine got to it.
 	answered := min(max(at.Sub(sc.rec.Start()), sent), sc.rec.Now())
+	if sc.clock != nil {
+		answered = max(sc.rec.Now(), sent) // scenario time: an in-process node answered just now
+	}
 	if c := system.CodeOf(err); idx == 0 && err != nil && c != system.CodeUnknown {
 		sc.mu.Lock()
 		if sc.stale == target {
@@ -808,14 +781,7 @@ func (sc *sysCell) sleepUntil(ctx context.Context, at time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return sc.clock.For(ctx, d)
 }
 
 // signal counts writer's event and starts the steps waiting for it.
@@ -842,7 +808,7 @@ func (sc *sysCell) signal(writer string, kind history.SignalKind) {
 		sc.background(func() {
 			ctx := context.Background()
 			if st.After.Delay > 0 {
-				time.Sleep(st.After.Delay)
+				sc.clock.For(ctx, st.After.Delay)
 			}
 			sc.exec(ctx, st)
 		})
@@ -858,14 +824,14 @@ func (sc *sysCell) setOf(writer string) *faults.Set {
 	return sc.held[writer]
 }
 
-func (sc *sysCell) pathOf(writer string) *netpath.Path {
+func (sc *sysCell) pathOf(writer string) route {
 	sc.mu.Lock()
 	id, ok := sc.node[writer]
 	sc.mu.Unlock()
 	if !ok {
 		id = writer
 	}
-	p, err := sc.fb.Path(id)
+	p, err := sc.fb.route(id)
 	if err != nil {
 		sc.fail(err)
 		return nil
@@ -886,7 +852,7 @@ func (sc *sysCell) exec(ctx context.Context, st scenarios.Step) {
 	window := func(set *faults.Set) {
 		if st.For > 0 && spec.Window {
 			sc.background(func() {
-				time.Sleep(st.For)
+				sc.clock.For(context.Background(), st.For)
 				if err := set.Close(st.FaultName()); err != nil {
 					sc.fail(err)
 				}
@@ -1002,7 +968,7 @@ func (sc *sysCell) healAll() {
 	sc.mu.Unlock()
 	for _, layer := range []faults.Layer{faults.L7, faults.L4} {
 		for _, id := range sortedKeys(ids) {
-			p, err := sc.fb.Path(id)
+			p, err := sc.fb.route(id)
 			if err != nil {
 				sc.fail(err)
 				continue

@@ -21,6 +21,18 @@ func catalogueScenario(t *testing.T, name string) *scenarios.Scenario {
 	return nil
 }
 
+// killOf is the kill sc lists for variant.
+func killOf(t *testing.T, sc *scenarios.Scenario, variant fence.Variant) *scenarios.Kill {
+	t.Helper()
+	for i := range sc.Kills {
+		if sc.Kills[i].Variant == string(variant) {
+			return &sc.Kills[i]
+		}
+	}
+	t.Fatalf("%s does not list %s", sc.Name, variant)
+	return nil
+}
+
 // fencelogHello is what fenceproc declares.
 var fencelogHello = system.Hello{Name: "fencebench-fence", Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}
 
@@ -55,15 +67,7 @@ func TestSystemCatalogueKillsThroughTheBoundary(t *testing.T) {
 		variant  fence.Variant
 	}{{"lost-cas-response", fence.AmbiguousIsFenced}, {"partial-sweep", fence.NoSurvivorCheck}, {"stale-grant", fence.NoTermFloor}} {
 		sc := catalogueScenario(t, k.scenario)
-		var kill *scenarios.Kill
-		for i := range sc.Kills {
-			if sc.Kills[i].Variant == string(k.variant) {
-				kill = &sc.Kills[i]
-			}
-		}
-		if kill == nil {
-			t.Fatalf("%s does not list %s", k.scenario, k.variant)
-		}
+		kill := killOf(t, sc, k.variant)
 		sum, err := runSys(t, SystemOptions{Launcher: procSystem(t, "--variant", string(k.variant)), Kill: true, Violates: kill.Violates}, sc)
 		c := cellOf(t, sum, err)
 		if c.Verdict != checker.Pass {

@@ -40,7 +40,7 @@ func (e *exploration) probeForExplore(ctx context.Context) error {
 	if so.Kill {
 		return outcome.BadInput(fmt.Errorf("explore: a system is explored as it is: every schedule expects it to pass"))
 	}
-	if err := systemStack(e.o.Env); err != nil {
+	if err := systemStack(e.o.Env, so.Launcher); err != nil {
 		return fmt.Errorf("explore: %w", err)
 	}
 	r := &runner{opts: Options{Prefix: e.o.Prefix}, env: e.o.Env, dir: e.dir, log: e.log, down: &downState{}}

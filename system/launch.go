@@ -60,6 +60,13 @@ func (l cmdLauncher) Pausable() bool   { return true }
 // method calls, no pipes. Crash cancels the node's context; pause is not supported.
 func InProcess(name string, sys System) Launcher { return goLauncher{name, sys} }
 
+// RunsInProcess reports whether l starts its nodes inside the bench's process (InProcess):
+// such nodes can run on the simulated stack, with its store and its clock.
+func RunsInProcess(l Launcher) bool {
+	_, ok := l.(goLauncher)
+	return ok
+}
+
 type goLauncher struct {
 	name string
 	sys  System

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/wait"
+	"github.com/fencebench/fencebench/store"
 )
 
 // Version names the protocol; a node answers init with the same string.
@@ -138,7 +141,39 @@ type Config struct {
 	AccessKey string
 	SecretKey string
 	CAFile    string
+
+	// Store and Clock are given only to a node started in the bench's process on the
+	// simulated stack (InProcess with --stack sim), and never cross a process boundary.
+	// Store is then the node's fault path itself, a store.Store over the simulated store
+	// (Endpoint and the credentials are empty): the node makes its store calls on it. Clock
+	// is the scenario's time: the node waits on it, not on the wall clock (every sleep,
+	// every deadline), so the run's time stands still while the node works and jumps ahead
+	// while everyone waits.
+	Store store.Store
+	Clock Clock
 }
+
+// Clock is the time a node inside the bench's process lives in.
+type Clock interface {
+	// Now is the time passed since the clock started.
+	Now() time.Duration
+	// Sleep waits d; false when ctx ended first.
+	Sleep(ctx context.Context, d time.Duration) bool
+}
+
+// ClockOf is cfg's clock: the scenario's, or the wall clock when none was given.
+func ClockOf(cfg Config) Clock {
+	if cfg.Clock != nil {
+		return cfg.Clock
+	}
+	return wallClock{time.Now()}
+}
+
+type wallClock struct{ start time.Time }
+
+func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) bool { return wait.For(ctx, d) }
 
 // String describes a configuration without credentials.
 func (c Config) String() string {

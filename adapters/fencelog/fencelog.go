@@ -25,6 +25,10 @@
 // successor's seal sweeps the lower term before it reads, so no lower-term CAS (and no ack)
 // can land after a successor's restore read. It supports commanded promotions at distinct
 // terms (no equal-term takeover).
+//
+// In process on the simulated stack the node makes its store calls on the path it is given
+// (system.Config.Store) and waits on the scenario's clock (system.Config.Clock): its claim
+// retries and its sync retries' pauses and budget are scenario time.
 package fencelog
 
 import (
@@ -94,14 +98,18 @@ func (s System) Start(ctx context.Context, cfg system.Config, emit func(system.E
 	if client == "" {
 		client = store.ClientMinio
 	}
-	st, err := s3store.New(client, sc)
-	if err != nil {
-		return nil, system.Hello{}, err
+	st := cfg.Store // in process on the simulated stack: the path itself
+	if st == nil {
+		if st, err = s3store.New(client, sc); err != nil {
+			return nil, system.Hello{}, err
+		}
+	} else if v == fence.SDKRetries {
+		return nil, system.Hello{}, errors.New("sdk-retries retries in the S3 client, which a simulated path has none of")
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	n := &node{st: st, meta: cfg.Prefix + "shard/meta/", id: cfg.Node, alloc: cfg.Node + "-" + hex.EncodeToString(b[:]),
-		variant: v, emit: emit}
+		variant: v, emit: emit, clock: system.ClockOf(cfg)}
 	return n, system.Hello{Name: Name, Version: Version + " (" + string(v) + ")",
 		Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}, nil
 }
@@ -113,6 +121,7 @@ type node struct {
 	alloc   string
 	variant fence.Variant
 	emit    func(system.Event)
+	clock   system.Clock // every wait of the node
 
 	qmu     sync.Mutex // the writes waiting for the next sync
 	queue   []*waiter
@@ -144,7 +153,7 @@ func (n *node) Promote(ctx context.Context, term int64) error {
 		}
 		return &system.Error{Code: system.CodeNotOwner, Text: fmt.Sprintf("already owner at term %d", n.term)}
 	}
-	f, ops, err := seal(ctx, n.st, n.meta, n.logPrefix(), n.id, n.alloc, term, n.variant)
+	f, ops, err := n.seal(ctx, term, n.variant)
 	if err != nil {
 		if fence.IsFenced(err) {
 			n.fenced = true
@@ -160,9 +169,10 @@ func (n *node) Promote(ctx context.Context, term int64) error {
 
 // seal claims term and reads the restore point (before the claim with the
 // restore-before-claim variant).
-func seal(ctx context.Context, st store.Store, meta, logs, id, alloc string, term int64, v fence.Variant) (*fence.Fence, []int64, error) {
-	f, err := fence.New(fence.Options{Store: st, Prefix: meta, IndexUUID: "fencelog", ShardID: 0,
-		AllocationID: alloc, NodeID: id, Term: term, Variant: v})
+func (n *node) seal(ctx context.Context, term int64, v fence.Variant) (*fence.Fence, []int64, error) {
+	st, logs := n.st, n.logPrefix()
+	f, err := fence.New(fence.Options{Store: st, Prefix: n.meta, IndexUUID: "fencelog", ShardID: 0,
+		AllocationID: n.alloc, NodeID: n.id, Term: term, Variant: v})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,7 +186,7 @@ func seal(ctx context.Context, st store.Store, meta, logs, id, alloc string, ter
 		if err == nil || fence.IsFenced(err) || attempt == 4 || ctx.Err() != nil {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		n.clock.Sleep(ctx, 50*time.Millisecond)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -237,7 +247,7 @@ func formatOps(ops []int64) []byte {
 // a batch's answers are handed out before the next batch touches the store, so no later
 // fencing overtakes an earlier acknowledgement.
 func (n *node) Write(ctx context.Context, op int64, _ string) (int64, error) {
-	w := &waiter{op: op, arrived: time.Now(), done: make(chan result, 1), lead: make(chan struct{})}
+	w := &waiter{op: op, arrived: n.clock.Now(), done: make(chan result, 1), lead: make(chan struct{})}
 	n.qmu.Lock()
 	n.queue = append(n.queue, w)
 	if !n.syncing {
@@ -259,7 +269,7 @@ func (n *node) Write(ctx context.Context, op int64, _ string) (int64, error) {
 		ops[i] = b.op
 	}
 	// The batch is retried until its oldest write has waited retryBudget, no longer.
-	term, err := n.sync(ctx, ops, batch[0].arrived.Add(retryBudget))
+	term, err := n.sync(ctx, ops, batch[0].arrived+retryBudget)
 	for _, b := range batch {
 		b.done <- result{term, err}
 	}
@@ -276,7 +286,7 @@ func (n *node) Write(ctx context.Context, op int64, _ string) (int64, error) {
 
 type waiter struct {
 	op      int64
-	arrived time.Time
+	arrived time.Duration // on the node's clock
 	done    chan result
 	lead    chan struct{} // closed when this write leads the next batch
 }
@@ -293,14 +303,14 @@ const retryBudget = 8 * time.Second
 // sync syncs ops, retrying an attempt whose outcome is unknown (a timeout, a 5xx, a lost
 // answer) with a growing pause until one is decided or the deadline has passed, as a copy
 // that keeps its unacknowledged ops until a sync fully succeeds would.
-func (n *node) sync(ctx context.Context, ops []int64, deadline time.Time) (int64, error) {
+func (n *node) sync(ctx context.Context, ops []int64, deadline time.Duration) (int64, error) {
 	pause := 50 * time.Millisecond
 	for {
 		term, err := n.syncOnce(ctx, ops)
-		if system.CodeOf(err) != system.CodeUnknown || time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+		if system.CodeOf(err) != system.CodeUnknown || n.clock.Now()+pause > deadline || ctx.Err() != nil {
 			return term, err
 		}
-		time.Sleep(pause)
+		n.clock.Sleep(ctx, pause)
 		pause = min(2*pause, 500*time.Millisecond)
 	}
 }
@@ -340,7 +350,7 @@ func (n *node) Read(ctx context.Context, term int64) ([]int64, error) {
 	if term <= 0 {
 		return nil, errors.New("read needs a term above every term used")
 	}
-	_, ops, err := seal(ctx, n.st, n.meta, n.logPrefix(), n.id, n.alloc, term, fence.Correct)
+	_, ops, err := n.seal(ctx, term, fence.Correct)
 	if err != nil {
 		return nil, err
 	}
