@@ -90,6 +90,11 @@ func TestComposeStack(t *testing.T) {
 		testenv.NoDocker(t, "neither `docker compose` nor `docker-compose` runs here")
 	}
 	testenv.NeedDocker(t)
+	// The toxiproxy-server build has a deadline of its own: on a loaded machine it can take
+	// minutes, and it must not eat the stack's.
+	bctx, bcancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	toxiproxyBin := staticToxiproxy(t, bctx)
+	bcancel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	isolateAWS(t)
@@ -112,7 +117,7 @@ func TestComposeStack(t *testing.T) {
 	if err := compose.EnsureImage(ctx, compose.MinIOImageSpec(minioBin)); err != nil {
 		t.Fatal(err)
 	}
-	if err := compose.EnsureImage(ctx, compose.ToxiproxyImageSpec(staticToxiproxy(t, ctx))); err != nil {
+	if err := compose.EnsureImage(ctx, compose.ToxiproxyImageSpec(toxiproxyBin)); err != nil {
 		t.Fatal(err)
 	}
 	b := make([]byte, 16)

@@ -3,11 +3,13 @@ package netpath
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -308,7 +310,13 @@ func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 	errc := make(chan error, 1)
 	p.b.o.Guard.Go("a toxic change on "+p.writer, func() {
 		var err error
-		if tc.GetToxic(name) != nil {
+		if w := tc.GetToxic(name); w != nil {
+			if sameAttributes(w.Toxic, attrs) {
+				// Already in place: Toxiproxy updates a toxic by decoding into the struct
+				// its running pipes read, so an update that changes nothing is skipped.
+				errc <- nil
+				return
+			}
 			_, err = tc.UpdateToxicJson(name, strings.NewReader(fmt.Sprintf(`{"toxicity":1.0,"attributes":%s}`, attrs)))
 		} else {
 			_, err = tc.AddToxicJson(strings.NewReader(fmt.Sprintf(
@@ -326,4 +334,23 @@ func (p *Path) setToxicLocked(name, typ, stream, attrs string) error {
 		return fmt.Errorf("faults: toxic %s on %s: toxiproxy did not answer within %v (wedged link); Heal replaces the proxy",
 			name, p.writer, toxicWatchdog)
 	}
+}
+
+// sameAttributes reports whether a running toxic already has the attributes attrs (a JSON
+// object) gives it. It only reads the toxic.
+func sameAttributes(t any, attrs string) bool {
+	cur, err := json.Marshal(t)
+	if err != nil {
+		return false
+	}
+	var have, want map[string]any
+	if json.Unmarshal(cur, &have) != nil || json.Unmarshal([]byte(attrs), &want) != nil {
+		return false
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(have[k], v) {
+			return false
+		}
+	}
+	return true
 }
