@@ -23,7 +23,7 @@ func faultEvents(t *testing.T, yaml string, seed uint64) (*scenarios.Scenario, [
 	}
 	srv := testenv.MinIO(t)
 	sum, err := Run(context.Background(), []*scenarios.Scenario{s},
-		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: seed, Cleanup: true})
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: seed, Cleanup: true, NoReports: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +47,7 @@ func faultEvents(t *testing.T, yaml string, seed uint64) (*scenarios.Scenario, [
 // down record the fault-start and fault-end events the reports and the checker read: one
 // start when a fault opens, one end when it closes, flap phases one pair each.
 func TestFaultEventsOfAStepSequence(t *testing.T) {
+	t.Parallel() // a cell of its own on its own prefix, waiting on scenario time
 	const seed = 7
 	s, got := faultEvents(t, `
 name: fault-events
@@ -111,6 +112,7 @@ steps:
 // TestWindowHealsItsFaultAlone: when the window of one network fault ends, only that fault
 // heals; a latency opened before it on the same path stays until the wind down.
 func TestWindowHealsItsFaultAlone(t *testing.T) {
+	t.Parallel() // a cell of its own on its own prefix, waiting on scenario time
 	s, got := faultEvents(t, `
 name: window-alone
 duration: 600ms
@@ -141,6 +143,7 @@ func sameEvents(t *testing.T, got, want []string) {
 // stays pass and says which race went the other way. A fault waiting on a clock that never
 // came would still gate the run.
 func TestRaceThatWentTheOtherWay(t *testing.T) {
+	t.Parallel() // a cell of its own on its own prefix, waiting on scenario time
 	s, err := scenarios.Parse("other-way.yaml", []byte(`
 name: other-way
 duration: 1200ms
@@ -161,7 +164,7 @@ expect:
 	}
 	srv := testenv.MinIO(t)
 	sum, err := Run(context.Background(), []*scenarios.Scenario{s},
-		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true})
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true, NoReports: true})
 	if err != nil {
 		t.Fatal(err)
 	}

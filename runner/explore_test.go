@@ -32,6 +32,7 @@ func exploreSim(t testing.TB, variant string, schedules int, first bool) string 
 // The correct protocol survives a few hundred generated schedules on the simulated stack,
 // every one judged, and the exploration says what it exercised.
 func TestExploreCorrectProtocol(t *testing.T) {
+	t.Parallel() // beside the tests that wait on a real store
 	dir := exploreSim(t, "", 300, false)
 	x, err := reports.ReadExploration(dir)
 	if err != nil {

@@ -136,7 +136,7 @@ func TestUnboundedCellIsAHarnessError(t *testing.T) {
 		s.Steps = []scenarios.Step{flapStep(0, 0, time.Microsecond, time.Microsecond)}
 	})
 	sum, err := Run(context.Background(), []*scenarios.Scenario{fast, flap},
-		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true})
+		Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: testenv.Prefix(t), Seed: 1, Cleanup: true, NoReports: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -350,7 +350,7 @@ func TestPrefixIsFreshAndCleaned(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "already holds 1 objects") {
 		t.Fatalf("a busy prefix: got %v, want a refusal", err)
 	}
-	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: base + "mine/", Cleanup: true})
+	sum, err := Run(ctx, []*scenarios.Scenario{s}, Options{Out: t.TempDir(), Env: env.Local{Local: srv}, Prefix: base + "mine/", Cleanup: true, NoReports: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // TestSlowDrivePasses runs the slow-drive scenario on the run's single-drive local MinIO: the
 // cell gets its own MinIO over four FUSE drives, drive 3 lags for a window while b takes
 // over, and the correct protocol passes. The drive fault starts and ends in the history, and
-// a request sent in its window took at least the drive's delay (the lag is real).
+// a request in flight in its window took at least the drive's delay (the lag is real).
 func TestSlowDrivePasses(t *testing.T) {
 	// Not parallel: a drive slowed on a machine busy with other runs can keep a from the syncs
 	// the schedule waits for (the verdict turns inconclusive).
@@ -55,7 +55,9 @@ func TestSlowDrivePasses(t *testing.T) {
 	}
 	var in, slow int
 	for _, l := range c.Ledger {
-		if l.Forwarded && l.Time >= start && l.Done <= end {
+		// A request that overlaps the window met the lagging drive; on a loaded machine few
+		// or none fit wholly inside it.
+		if l.Forwarded && l.Done > start && l.Time < end {
 			in++
 			if l.Done-l.Time >= delay {
 				slow++
@@ -63,9 +65,9 @@ func TestSlowDrivePasses(t *testing.T) {
 		}
 	}
 	if slow == 0 {
-		t.Errorf("none of the %d requests answered while drive 3 lagged took %v or more", in, delay)
+		t.Errorf("none of the %d requests in flight while drive 3 lagged took %v or more", in, delay)
 	}
-	t.Logf("requests answered within the lag window: %d, of which %d took %v or more", in, slow, delay)
+	t.Logf("requests in flight in the lag window: %d, of which %d took %v or more", in, slow, delay)
 }
 
 // TestDriveSlowNeedsFUSE: where FUSE is not usable, a cell that slows a drive does not run; the
