@@ -43,7 +43,7 @@ func startRun(t *testing.T, sc *scenarios.Scenario, prefix string) <-chan runEnd
 	env, out := env.Local{Local: testenv.MinIO(t)}, t.TempDir()
 	ch := make(chan runEnd, 1)
 	go func() {
-		sum, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, Env: env, Prefix: prefix, Cleanup: true, NoReports: true})
+		sum, err := Run(context.Background(), []*scenarios.Scenario{sc}, Options{Out: out, Env: env, Prefix: prefix, Cleanup: true})
 		ch <- runEnd{sum, err}
 	}()
 	return ch
