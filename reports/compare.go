@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
@@ -51,6 +53,22 @@ type ComparedStore struct {
 	// their own, outside the probes, each said plainly: a property of the store, a
 	// limitation of the bench, or not judged.
 	Checks []HandCheck `json:"checks,omitempty"`
+	// Catalogue is the catalogue's verdict on the store, from a run of the same stores file
+	// (nil when the catalogue was not run).
+	Catalogue *StoreCatalogue `json:"catalogue,omitempty"`
+}
+
+// StoreCatalogue is the catalogue's verdict on one store: its outcome, every cell that was not
+// a pass (each with its page), and what a red cell means for this store, said plainly.
+type StoreCatalogue struct {
+	Verdict checker.Verdict `json:"verdict"`
+	Summary string          `json:"summary"`
+	// Page is the run's comparison page, relative to this comparison's folder.
+	Page string `json:"page,omitempty"`
+	// Red lists the cells that were not a pass: Row the cell, Seen its label, Witness its
+	// reason, Link its page.
+	Red     []StoreFinding `json:"red,omitempty"`
+	Meaning string         `json:"meaning"`
 }
 
 // StoreFinding is one probe's result that is not a pass: the row, its verdict, what was
@@ -60,6 +78,8 @@ type StoreFinding struct {
 	Verdict checker.Verdict `json:"verdict"`
 	Seen    string          `json:"seen"`
 	Witness string          `json:"witness,omitempty"`
+	// Link is the page that explains the finding, relative to the comparison's folder.
+	Link string `json:"link,omitempty"`
 }
 
 // The judgements of a hand check.
@@ -186,4 +206,75 @@ func writePageAndJSON(dir, name string, view, data any) error {
 		return err
 	}
 	return writeFile(filepath.Join(dir, name+".json"), append(js, '\n'))
+}
+
+// AddCatalogue gives each store of a certification comparison the catalogue's verdict on it,
+// from run (the comparison a `run` of the same stores file wrote into runDir, relative to this
+// comparison's folder), matching stores by name. A store the run did not include keeps none.
+func (c *Comparison) AddCatalogue(run Comparison, runDir string) {
+	runDir = filepath.ToSlash(runDir)
+	for i := range c.Stores {
+		j := slices.IndexFunc(run.Stores, func(s ComparedStore) bool { return s.Name == c.Stores[i].Name })
+		if j < 0 {
+			continue
+		}
+		rs := run.Stores[j]
+		cat := &StoreCatalogue{Verdict: rs.Verdict, Summary: rs.Summary, Page: path.Join(runDir, "compare.html")}
+		for _, row := range run.Rows {
+			cell := row.Cells[j]
+			if cell.Verdict == checker.Pass {
+				continue
+			}
+			f := StoreFinding{Row: row.ID, Verdict: verdictOf(cell.Verdict), Seen: cell.Label, Witness: cell.Note}
+			if cell.Link != "" {
+				f.Link = path.Join(runDir, cell.Link)
+			}
+			cat.Red = append(cat.Red, f)
+		}
+		cat.Meaning = catalogueMeaning(c.Stores[i], cat)
+		c.Stores[i].Catalogue = cat
+	}
+}
+
+// catalogueMeaning says what the catalogue's verdict means for a store, given what its
+// certification found.
+func catalogueMeaning(st ComparedStore, cat *StoreCatalogue) string {
+	var unsafe, lost, survived, other []string
+	for _, f := range cat.Red {
+		switch {
+		case f.Seen == labelStoreUnsafe:
+			unsafe = append(unsafe, f.Row)
+		case f.Seen == labelSurvived || f.Seen == labelWrongKill:
+			survived = append(survived, f.Row)
+		case f.Verdict == checker.Fail:
+			lost = append(lost, f.Row)
+		default:
+			other = append(other, f.Row)
+		}
+	}
+	certified := st.Verdict == checker.Pass
+	var parts []string
+	switch {
+	case cat.Verdict == checker.Error && len(cat.Red) == 0:
+		return "the catalogue could not be run on this store (" + cat.Summary + "): a harness error, not a verdict about the store"
+	case len(unsafe) > 0 && len(unsafe) == len(cat.Red):
+		return fmt.Sprintf("the run's pre-flight refused the store, so none of its %d cells ran: a store that fails the pre-flight cannot carry fencing, whatever the protocol", len(unsafe))
+	case len(cat.Red) == 0 && certified:
+		return "every cell passed: the correct protocol kept every acknowledged write and every broken variant was killed, as on the pinned MinIO"
+	case len(cat.Red) == 0:
+		return "every cell passed, but the certification refused this store (" + st.Summary + "): the catalogue's faults did not meet that finding, so a green catalogue does not make this store safe to fence on"
+	}
+	if len(lost) > 0 {
+		parts = append(parts, fmt.Sprintf("%d correct-protocol cell(s) failed (%s): on this store the protocol the bench ships broke the invariant the cell names, a finding about the store when the pinned MinIO passes the same cells", len(lost), strings.Join(lost, ", ")))
+	}
+	if len(survived) > 0 {
+		parts = append(parts, fmt.Sprintf("%d kill cell(s) were not killed as declared (%s): a broken variant went unseen or failed for another reason, so on this store those bugs are not caught; the store hides them, it does not make them safe", len(survived), strings.Join(survived, ", ")))
+	}
+	if len(other) > 0 {
+		parts = append(parts, fmt.Sprintf("%d cell(s) could not be judged (%s): inconclusive or a harness error, never a green verdict", len(other), strings.Join(other, ", ")))
+	}
+	if len(unsafe) > 0 {
+		parts = append(parts, fmt.Sprintf("%d cell(s) refused by the pre-flight", len(unsafe)))
+	}
+	return strings.Join(parts, "; ")
 }

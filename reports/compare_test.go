@@ -103,3 +103,63 @@ func TestComparisonStoreCards(t *testing.T) {
 		t.Errorf("unescaped content, or a card for a store with nothing to show")
 	}
 }
+
+// TestComparisonCatalogue gives each certified store the catalogue's verdict from a run of the
+// same stores: the cells that were not a pass, linked through the run's folder, and a meaning
+// that tells a lost write from a bug the store hid, a pre-flight refusal and a green catalogue
+// on a refused store.
+func TestComparisonCatalogue(t *testing.T) {
+	c := Comparison{Kind: "certify", ExitCode: 1, Stores: []ComparedStore{
+		{Name: "pin", Verdict: checker.Pass}, {Name: "front", Verdict: checker.Fail, Summary: "B9 failed"},
+		{Name: "old", Verdict: checker.Fail, Summary: "A5 failed"}, {Name: "quiet", Verdict: checker.Fail, Summary: "B11 failed"},
+		{Name: "absent", Verdict: checker.Pass}}}
+	run := Comparison{Kind: "run", Stores: []ComparedStore{
+		{Name: "pin", Verdict: checker.Pass, Summary: "2 cells: 2 pass"}, {Name: "front", Verdict: checker.Fail, Summary: "2 cells: 2 fail"},
+		{Name: "old", Verdict: checker.Fail, Summary: "2 cells: 2 fail"}, {Name: "quiet", Verdict: checker.Pass, Summary: "2 cells: 2 pass"}}}
+	pass := ComparedCell{Verdict: checker.Pass, Label: "pass"}
+	killed := ComparedCell{Verdict: checker.Pass, Label: labelKilled}
+	unsafe := ComparedCell{Verdict: checker.Fail, Label: labelStoreUnsafe, Note: "A5 <created>"}
+	run.Set("double-takeover", "", 0, pass)
+	run.Set("double-takeover", "", 1, ComparedCell{Verdict: checker.Fail, Label: "fail", Note: "NoAckedWriteLoss: op 3 <lost>", Link: "front/double-takeover/report.html"})
+	run.Set("double-takeover", "", 2, unsafe)
+	run.Set("double-takeover", "", 3, pass)
+	run.Set("double-takeover--no-sweep", "", 0, killed)
+	run.Set("double-takeover--no-sweep", "", 1, ComparedCell{Verdict: checker.Fail, Label: labelSurvived})
+	run.Set("double-takeover--no-sweep", "", 2, unsafe)
+	run.Set("double-takeover--no-sweep", "", 3, killed)
+	c.AddCatalogue(run, "run-1")
+	want := []struct {
+		red     int
+		meaning string
+	}{{0, "every cell passed: the correct protocol"}, {2, "1 correct-protocol cell(s) failed (double-takeover)"},
+		{2, "the run's pre-flight refused the store, so none of its 2 cells ran"}, {0, "the certification refused this store (B11 failed)"}}
+	for i, w := range want {
+		cat := c.Stores[i].Catalogue
+		if cat == nil || len(cat.Red) != w.red || !strings.Contains(cat.Meaning, w.meaning) || cat.Page != "run-1/compare.html" {
+			t.Errorf("%s: catalogue %+v, want %d red and a meaning with %q", c.Stores[i].Name, cat, w.red, w.meaning)
+		}
+	}
+	if m := c.Stores[1].Catalogue.Meaning; !strings.Contains(m, "1 kill cell(s) were not killed as declared (double-takeover--no-sweep)") {
+		t.Errorf("front: the survived kill is not said: %s", m)
+	}
+	if l := c.Stores[1].Catalogue.Red[0].Link; l != "run-1/front/double-takeover/report.html" {
+		t.Errorf("front: link %q", l)
+	}
+	if c.Stores[4].Catalogue != nil {
+		t.Errorf("a store the run did not include was given a catalogue")
+	}
+	dir := t.TempDir()
+	if err := WriteComparison(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "compare.html"))
+	page := string(b)
+	for _, s := range []string{"the catalogue on this store", "NoAckedWriteLoss: op 3 &lt;lost&gt;", `href="run-1/front/double-takeover/report.html"`, `href="run-1/compare.html"`} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page lacks %q", s)
+		}
+	}
+	if strings.Contains(page, "<lost>") {
+		t.Errorf("unescaped witness on the page")
+	}
+}

@@ -104,11 +104,50 @@ func TestCompareStoresVersitygw(t *testing.T) {
 			}
 		}
 	}
+	// The catalogue on each store, from the same stores file: each card gets its verdict and
+	// what a red cell means for that store.
+	if os.Getenv("FENCEBENCH_COMPARE_CATALOGUE") != "0" {
+		args := []string{"run", "--stores", file, "--out", dir, "--run-id", "catalogue"}
+		if os.Getenv("FENCEBENCH_COMPARE_MATRIX") != "0" {
+			args = append(args, "--matrix")
+		}
+		start := time.Now()
+		code, rout, rerr := runCLI(args...)
+		t.Logf("catalogue: exit %d in %v\nstdout:\n%s\nstderr:\n%s", code, time.Since(start).Round(time.Second), rout, rerr)
+		stdout, stderr = stdout+rout, stderr+rerr
+		cmp.AddCatalogue(readComparison(t, filepath.Join(dir, "catalogue")), "catalogue")
+		checkCatalogue(t, cmp, other != nil)
+	}
 	if err := reports.WriteComparison(dir, cmp); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("comparison: %s", filepath.Join(dir, "compare.html"))
 	noSecrets(t, out, stdout+stderr, secrets...)
+}
+
+// checkCatalogue requires the catalogue's verdicts the stores are known for: every cell of the
+// pinned MinIO passes, and the other MinIO release (when there is one) is not given a green
+// catalogue. What the catalogue finds on the other stores is the comparison's to say; each
+// card's meaning is logged.
+func checkCatalogue(t *testing.T, cmp reports.Comparison, other bool) {
+	t.Helper()
+	for _, s := range cmp.Stores {
+		c := s.Catalogue
+		if c == nil {
+			t.Errorf("%s: the catalogue gave no verdict", s.Name)
+			continue
+		}
+		t.Logf("catalogue on %s: %s (%s): %s", s.Name, c.Verdict, c.Summary, c.Meaning)
+		for _, r := range c.Red {
+			t.Logf("  %s: %s %s", r.Row, r.Seen, firstLine(r.Witness))
+		}
+		switch {
+		case s.Name == "pinned-minio" && (c.Verdict != checker.Pass || len(c.Red) > 0):
+			t.Errorf("pinned-minio: the catalogue is %s with %d red cells, want every cell to pass", c.Verdict, len(c.Red))
+		case s.Name == "other-minio" && other && c.Verdict == checker.Pass:
+			t.Errorf("other-minio: the catalogue passed the release with a known bug")
+		}
+	}
 }
 
 // envOr is $name, or def when it is unset.
