@@ -134,16 +134,20 @@ known-bug-21526: minio $(KNOWN_BUGS)/21526/minio
 	@out=$$(mktemp -d); FENCEBENCH_MINIO_BIN=$(MINIO) $(GO) run ./cmd/fencebench run --out $$out steady-state; \
 	  code=$$?; rm -rf $$out; exit $$code
 
-# Several stores side by side: builds versitygw into .cache/stores and another MinIO release
-# (the known-bug build COMPARE_MINIO, default 21526; MINIO_GIT as above), then certifies the
-# pinned MinIO, that release, versitygw's posix backend and a check-then-act front over the
-# MinIO from one stores file that names each store's server, with ROUNDS rounds; the
-# comparison page is written under results/compare-stores/.
+# Several stores side by side: builds versitygw, SeaweedFS and rclone into .cache/stores and
+# another MinIO release (the known-bug build COMPARE_MINIO, default 21526; MINIO_GIT as above),
+# then certifies the pinned MinIO, that release, the three third-party stores and a
+# check-then-act front over the MinIO from one stores file that names each store's server, with
+# ROUNDS rounds, runs the catalogue on each, and writes the comparison page under
+# results/compare-stores/.
 VERSITYGW_MODULE := github.com/versity/versitygw/cmd/versitygw@v1.8.0
 STORES_BIN := $(CURDIR)/.cache/stores
 VERSITYGW := $(STORES_BIN)/versitygw
 ROUNDS ?= 3
 COMPARE_MINIO ?= 21526
+# The catalogue is then run on every store from the same stores file, with its kill matrix
+# (COMPARE_MATRIX=0: the correct protocol's cells only).
+COMPARE_MATRIX ?= 1
 
 # SeaweedFS (`weed mini`): its go.mod has replace directives, which `go install mod@version`
 # refuses, so the module is downloaded at the pinned version and built as the main module
@@ -177,8 +181,8 @@ compare-stores: minio $(VERSITYGW) $(WEED) $(RCLONE) $(KNOWN_BUGS)/$(COMPARE_MIN
 		FENCEBENCH_OTHER_MINIO_BIN=$(KNOWN_BUGS)/$(COMPARE_MINIO)/minio \
 		FENCEBENCH_OTHER_MINIO_SERVER="MinIO $(RELEASE_$(COMPARE_MINIO)) (minio#$(COMPARE_MINIO))" \
 		FENCEBENCH_OTHER_MINIO_FAILS=$(FAILS_$(COMPARE_MINIO)) \
-		FENCEBENCH_COMPARE_OUT=$(CURDIR)/results/compare-stores \
-		$(GO) test -count=1 -timeout 60m -v -run '^TestCompareStoresVersitygw$$' ./cmd/fencebench
+		FENCEBENCH_COMPARE_OUT=$(CURDIR)/results/compare-stores FENCEBENCH_COMPARE_MATRIX=$(COMPARE_MATRIX) \
+		$(GO) test -count=1 -timeout 90m -v -run '^TestCompareStoresVersitygw$$' ./cmd/fencebench
 	@ls -d $(CURDIR)/results/compare-stores/certify-*/compare.html
 
 $(VERSITYGW):
