@@ -2,13 +2,11 @@ package explore
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
-	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -94,32 +92,17 @@ func variantNames() []string {
 	return out
 }
 
-// gen is the state of one draw: the random source, the swarm's weights and what the steps
-// drawn so far did to the writers.
+// gen is the state of one draw: the swarm's weights, the steps drawn so far and what the
+// shape asks of the schedule. The random streams are its dice (dice.go) and the writers, their
+// terms and the events the steps make them emit are its cast (cast.go); gen's own methods are
+// the kinds and shapes that draw steps.
 type gen struct {
-	r *rand.Rand
-	// reads draws the faults on a promoted copy's first reads (see readFault): a stream of
-	// its own, so that adding them left every other draw of a seed as it was.
-	reads *rand.Rand
-	// stalls draws whether held-fence-read holds a claim's final listing rather than its
-	// verifying read: a stream of its own too, for the same reason.
-	stalls *rand.Rand
-	// listings draws whether a first-read fault on a metadata kind takes the kind's listing
-	// (the restore read's or the hydration's first request) rather than the file: its own
-	// stream, for the same reason.
-	listings *rand.Rand
+	*dice          // the random streams
+	c        *cast // the writers, their terms and the events the steps make them emit
 	o        GenOptions
 	seed     uint64
 	weights  map[string]int // enabled kinds and their weights
 	httpActs map[string]int // enabled http actions and their weights
-	ids      []string       // every writer id, declared and restarted, in order
-	primary  string         // the writer the schedule last made primary
-	active   []string       // writers that hold (or will hold) a term and are not crashed
-	standby  []string       // declared standbys not yet given a role
-	crashed  []string       // crashed writers not restarted
-	terms    []int64        // terms held so far
-	nextTerm int64
-	events   map[string][]history.SignalKind // writer -> extra events steps so far make it emit
 	steps    []scenarios.Step
 	rules    int
 	strip    bool
@@ -133,10 +116,7 @@ type gen struct {
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
-		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
-		o: o, seed: seed,
-		events: map[string][]history.SignalKind{}}
+	return &gen{dice: newDice(seed), c: newCast(), o: o, seed: seed}
 }
 
 // scenario draws the whole schedule: the swarm first, then writers, traffic and steps.
@@ -243,57 +223,9 @@ func (g *gen) drawSwarm() {
 	g.httpActs = g.enable(acts)
 }
 
-func (g *gen) enable(names []string) map[string]int {
-	out := map[string]int{}
-	for _, k := range names {
-		if g.r.IntN(2) == 0 {
-			out[k] = 1 + g.r.IntN(4)
-		}
-	}
-	if len(out) == 0 {
-		out[names[g.r.IntN(len(names))]] = 1
-	}
-	return out
-}
-
-// pick draws a key of a weight table; keys are visited in sorted order, so the draw
-// depends on the seed alone.
-func (g *gen) pick(w map[string]int) string { return pick(g, w) }
-
-// pick draws a key of w with probability proportional to its weight, in the keys' order.
-func pick[K ~string](g *gen, w map[K]int) K {
-	keys := make([]K, 0, len(w))
-	total := 0
-	for k, n := range w {
-		keys = append(keys, k)
-		total += n
-	}
-	slices.Sort(keys)
-	x := g.r.IntN(total)
-	for _, k := range keys {
-		if x < w[k] {
-			return k
-		}
-		x -= w[k]
-	}
-	return keys[len(keys)-1]
-}
-
-func (g *gen) drawWriters() []scenarios.Writer {
-	n := 1 + g.r.IntN(g.o.MaxWriters)
-	term := int64(1 + g.r.IntN(9))
-	g.nextTerm = term + 1
-	g.terms = []int64{term}
-	out := []scenarios.Writer{{ID: "a", Role: "primary", Term: term}}
-	g.ids, g.primary, g.active = []string{"a"}, "a", []string{"a"}
-	for i := 1; i < n; i++ {
-		id := string(rune('a' + i))
-		out = append(out, scenarios.Writer{ID: id, Role: "standby"})
-		g.ids = append(g.ids, id)
-		g.standby = append(g.standby, id)
-	}
-	return out
-}
+// drawWriters declares the writers: a primary "a" at a drawn first term and up to
+// MaxWriters-1 standbys.
+func (g *gen) drawWriters() []scenarios.Writer { return g.c.draw(g.dice, g.o.MaxWriters) }
 
 func (g *gen) drawTraffic() scenarios.Traffic {
 	return scenarios.Traffic{
@@ -303,26 +235,6 @@ func (g *gen) drawTraffic() scenarios.Traffic {
 		SyncInterval: g.ms(20, 100),
 	}
 }
-
-// ms draws a duration of lo to hi milliseconds, in steps of 10ms above 50ms.
-func (g *gen) ms(lo, hi int) time.Duration {
-	v := lo + g.r.IntN(hi-lo+1)
-	if v > 50 {
-		v -= v % 10
-	}
-	return time.Duration(v) * time.Millisecond
-}
-
-// window draws a fault window: short, 50ms to 1s.
-func (g *gen) window() time.Duration { return g.ms(50, 1000) }
-
-// chance is true with probability p.
-func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
-
-func (g *gen) oneOf(xs []string) string { return draw(g, xs) }
-
-// draw draws one of xs, uniformly.
-func draw[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 
 func (g *gen) describe() string {
 	kinds := make([]string, 0, len(g.weights))

@@ -43,9 +43,9 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 		Nth: 1 + g.r.IntN(5), Count: 1 + g.r.IntN(3)}
 	g.shape(&r, act, fam)
 	st := g.step(scenarios.HTTP, scenarios.Params{Writer: w, Rule: r})
-	if fam.name == "fence" && r.Method == "PUT" && len(g.active) > 0 && contains(g.active, w) && g.chance(0.4) {
+	if fam.name == "fence" && r.Method == "PUT" && len(g.c.active) > 0 && contains(g.c.active, w) && g.chance(0.4) {
 		st.Trigger, st.At = scenarios.TriggerAfter, 0
-		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g, g.baseEvents()), Count: 1 + g.r.IntN(3)}
+		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g.dice, g.baseEvents()), Count: 1 + g.r.IntN(3)}
 		st.Params.Rule.Method, st.Params.Rule.Header = "PUT", "If-Match"
 		st.Params.Rule.Nth, st.Params.Rule.Count = 1, 1
 	}

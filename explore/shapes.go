@@ -44,7 +44,7 @@ const maxSteps = 12
 // drawShape draws at most one shape for the seed (with probability one half, when the
 // cluster has a standby) and returns its steps.
 func (g *gen) drawShape() []scenarios.Step {
-	if g.clean || len(g.standby) == 0 || g.chance(0.5) {
+	if g.clean || len(g.c.standby) == 0 || g.chance(0.5) {
 		return nil
 	}
 	names := shapeNames
@@ -63,10 +63,7 @@ func (g *gen) drawShape() []scenarios.Step {
 
 // promoteNow records that w is promoted by a shape at term (a twin when twin is true).
 func (g *gen) promoteNow(w string, term int64, twin bool) scenarios.Params {
-	g.standby = remove(g.standby, w)
-	g.active = append(g.active, w)
-	g.primary = w
-	g.events[w] = append(g.events[w], history.SigPromoted, history.SigRestoreRead, history.SigHydrated)
+	g.c.promote(w)
 	return scenarios.Params{Writer: w, Term: term, Twin: twin}
 }
 
@@ -82,13 +79,13 @@ func (g *gen) incumbentTrigger() (string, time.Duration, *scenarios.EventTrigger
 // the promoted standby's path (once or twice), then the standby is promoted. The claim must
 // see the survivor and retry the whole claim; the incumbent keeps acking until it is swept.
 func (g *gen) failedSweep() []scenarios.Step {
-	w := g.oneOf(g.standby)
+	w := g.oneOf(g.c.standby)
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("sweep-fails-%d", g.rules), Method: "POST", Key: "*fence__*",
 		Nth: 1, Count: 1 + g.r.IntN(2), Action: faults.FailDeleteKeys}
 	st := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
 	st.Trigger, st.At, st.After = g.incumbentTrigger()
-	pr := g.promoteNow(w, g.newTerm(), false)
+	pr := g.promoteNow(w, g.c.newTerm(), false)
 	return []scenarios.Step{st, g.later(st, scenarios.Promote, pr, g.ms(1, 100))}
 }
 
@@ -101,13 +98,13 @@ func (g *gen) failedSweep() []scenarios.Step {
 // that ignores If-Match would, and the rival is as often promoted at a new term: the
 // stripped write then lands on a key the rival swept or moved on.
 func (g *gen) twinContest() []scenarios.Step {
-	w := g.oneOf(g.standby)
+	w := g.oneOf(g.c.standby)
 	acts := []string{"status-409", "status-409", string(faults.DropResponse), "status-500"}
-	term, twin := g.terms[0], true
+	term, twin := g.c.terms[0], true
 	if g.o.Variant == unenforcedVariant && g.chance(0.5) {
 		acts = []string{string(faults.StripConditions)}
 		if g.chance(0.5) {
-			term, twin = g.newTerm(), false
+			term, twin = g.c.newTerm(), false
 		}
 	}
 	pr := g.promoteNow(w, term, twin)
@@ -127,7 +124,7 @@ func (g *gen) twinContest() []scenarios.Step {
 		r.Action = faults.SyntheticStatus
 		r.Status = map[string]int{"status-409": 409, "status-500": 500}[act]
 	}
-	ev := draw(g, []history.SignalKind{history.SigClaimed, history.SigPromoted})
+	ev := draw(g.dice, []history.SignalKind{history.SigClaimed, history.SigPromoted})
 	rule := scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 		Params: scenarios.Params{Writer: "a", Rule: r},
 		After:  &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1, Delay: g.ms(0, 30)}}
@@ -142,13 +139,13 @@ func (g *gen) twinContest() []scenarios.Step {
 // publish gate that fails closed silences the healthy incumbent.
 func (g *gen) unreadableFence() []scenarios.Step {
 	g.quiet = true
-	w := g.oneOf(g.standby)
+	w := g.oneOf(g.c.standby)
 	t0 := time.Duration(100+10*g.r.IntN(20)) * time.Millisecond
 	at := func(d time.Duration, a scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAt, At: t0 + d, Action: a, Params: pr}
 	}
 	a := scenarios.Params{Writer: "a"}
-	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigCollected)
+	g.c.emit("a", history.SigPublished, history.SigCollected)
 	g.rules++
 	status := []int{500, 503}[g.r.IntN(2)]
 	fail := faults.Rule{Name: fmt.Sprintf("fence-unreadable-%d", g.rules), Method: "GET", Key: "*fence__*",
@@ -167,7 +164,7 @@ func (g *gen) unreadableFence() []scenarios.Step {
 		at(350*time.Millisecond, scenarios.Refresh, a),
 		at(450*time.Millisecond, scenarios.HTTP, scenarios.Params{Writer: w, Rule: slow}),
 	}
-	pr := g.promoteNow(w, g.newTerm(), false)
+	pr := g.promoteNow(w, g.c.newTerm(), false)
 	out = append(out, at(500*time.Millisecond, scenarios.Promote, pr))
 	for _, d := range []time.Duration{g.ms(5, 30), g.ms(40, 90), g.ms(150, 450)} {
 		act := scenarios.Refresh

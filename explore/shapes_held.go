@@ -31,11 +31,11 @@ const claimListing = 3
 
 // heldFenceRead needs two standbys: the reader whose read is held and the one that overtakes it.
 func (g *gen) heldFenceRead() []scenarios.Step {
-	if len(g.standby) < 2 {
+	if len(g.c.standby) < 2 {
 		return nil
 	}
-	w := g.oneOf(g.standby)
-	other := g.oneOf(remove(g.standby, w))
+	w := g.oneOf(g.c.standby)
+	other := g.oneOf(remove(g.c.standby, w))
 	twin := g.chance(0.5)
 	// The first GET of the fence object verifies the claim; the second is the first
 	// re-adoption's read (after the first sync), which a higher term's sweep can overtake.
@@ -53,14 +53,14 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	}
 	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
-	term := g.newTerm()
+	term := g.c.newTerm()
 	first := g.later(rule, scenarios.Promote, g.promoteNow(w, term, false), 0)
 	var overtake scenarios.Step
 	if r.Nth != 2 {
 		// The verifying read (or the listing after it) is part of the promotion, so the
 		// reader's history.SigPromoted comes only after the hold: the overtaking promotion is timed
 		// from the reader's own start.
-		pr := g.promoteNow(other, g.newTerm(), false)
+		pr := g.promoteNow(other, g.c.newTerm(), false)
 		if twin {
 			pr = g.promoteNow(other, term, true)
 		}
@@ -69,7 +69,7 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 		// The first re-adoption's read comes after the reader's first sync, past its promotion.
 		overtake = scenarios.Step{Action: scenarios.Promote, Trigger: scenarios.TriggerAfter,
 			After:  &scenarios.EventTrigger{Writer: w, Event: history.SigPromoted, Count: 1, Delay: g.ms(50, int(hold.Milliseconds())-100)},
-			Params: g.promoteNow(other, g.newTerm(), false)}
+			Params: g.promoteNow(other, g.c.newTerm(), false)}
 	}
 	return []scenarios.Step{rule, first, overtake}
 }
@@ -88,11 +88,11 @@ const handoffDuration = 4 * time.Second
 // handoffResolves is the schedule's only step; g.sole keeps the kinds from adding others,
 // since any fault could rightly change who ends serving.
 func (g *gen) handoffResolves() []scenarios.Step {
-	if g.primary != "a" {
+	if g.c.primary != "a" {
 		return nil
 	}
-	t := g.oneOf(g.standby)
-	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: draw(g, []history.AbortPoint{history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})}
+	t := g.oneOf(g.c.standby)
+	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: draw(g.dice, []history.AbortPoint{history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})}
 	g.serving = t
 	if pr.AbortAt == history.AbortBeforeTargetWrites {
 		pr.LoseHandoff = g.chance(0.5)
@@ -123,11 +123,8 @@ func (g *gen) handoffResolves() []scenarios.Step {
 				Params: scenarios.Params{Writer: "a", Rule: rr}, After: drained})
 		}
 	}
-	g.standby = remove(g.standby, t)
-	g.active = append(g.active, t)
-	g.events["a"] = append(g.events["a"], history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
-	g.events[t] = append(g.events[t], history.SigAdopted, history.SigHydrated)
-	g.primary = g.serving
+	g.c.handOff("a", t, false)
+	g.c.primary = g.serving
 	g.sole = true
 	return out
 }
@@ -140,10 +137,10 @@ func (g *gen) handoffResolves() []scenarios.Step {
 const sHeldMetadata = "held-metadata-upload"
 
 func (g *gen) heldMetadata() []scenarios.Step {
-	if g.primary != "a" {
+	if g.c.primary != "a" {
 		return nil
 	}
-	w := g.oneOf(g.standby)
+	w := g.oneOf(g.c.standby)
 	hold := g.ms(500, 900)
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("hold-metadata-%d", g.rules), Method: "PUT", Key: "*/translog/metadata/metadata__*",
@@ -151,5 +148,5 @@ func (g *gen) heldMetadata() []scenarios.Step {
 	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: "a", Rule: r}}
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
 	// The upload leaves at the incumbent's next sync, within a sync interval of the rule.
-	return []scenarios.Step{rule, g.later(rule, scenarios.Promote, g.promoteNow(w, g.newTerm(), false), g.ms(150, 350))}
+	return []scenarios.Step{rule, g.later(rule, scenarios.Promote, g.promoteNow(w, g.c.newTerm(), false), g.ms(150, 350))}
 }

@@ -25,17 +25,17 @@ const (
 
 // recoveryRelocation needs two standbys: the recovering copy and the relocation target.
 func (g *gen) recoveryRelocation() []scenarios.Step {
-	if len(g.standby) < 2 || g.primary != "a" {
+	if len(g.c.standby) < 2 || g.c.primary != "a" {
 		return nil
 	}
-	r := g.oneOf(g.standby)
-	g.standby = remove(g.standby, r)
-	t := g.oneOf(g.standby)
+	r := g.oneOf(g.c.standby)
+	g.c.assign(r)
+	t := g.oneOf(g.c.standby)
 	after := func(w string, ev history.SignalKind, n int, a scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: a, Params: pr,
 			After: &scenarios.EventTrigger{Writer: w, Event: ev, Count: n}}
 	}
-	phase := draw(g, []history.SignalKind{history.SigRecoveryStarted, history.SigEngineOpened})
+	phase := draw(g.dice, []history.SignalKind{history.SigRecoveryStarted, history.SigEngineOpened})
 	reloc := scenarios.Params{Writer: "a", Target: t}
 	if g.chance(0.3) {
 		reloc.AbortAt = history.AbortAfterTargetAcks
@@ -49,14 +49,10 @@ func (g *gen) recoveryRelocation() []scenarios.Step {
 		after(r, phase, 1, scenarios.Relocate, reloc),
 		after(t, history.SigAcked, 1+g.r.IntN(4), scenarios.Resume, scenarios.Params{Writer: r}),
 	}
-	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
-	g.events[r] = append(g.events[r], history.SigRecoveryStarted, history.SigEngineOpened, history.SigRecovered)
-	g.standby = remove(g.standby, t)
-	g.active = append(g.active, t)
-	g.events[t] = append(g.events[t], history.SigAdopted, history.SigHydrated, history.SigAcked)
-	if reloc.AbortAt == history.AbortNone {
-		g.primary = t
-	}
+	g.c.emit("a", history.SigPublished)
+	g.c.handOff("a", t, reloc.AbortAt == history.AbortNone)
+	g.c.emit(r, history.SigRecoveryStarted, history.SigEngineOpened, history.SigRecovered)
+	g.c.emit(t, history.SigAcked)
 	return out
 }
 
@@ -64,7 +60,7 @@ func (g *gen) recoveryRelocation() []scenarios.Step {
 // file fetch with one more publication and a collection; it needs a schedule without client
 // traffic so that the publications are the schedule's own.
 func (g *gen) sameTermHydration() []scenarios.Step {
-	if len(g.standby) == 0 || g.primary != "a" {
+	if len(g.c.standby) == 0 || g.c.primary != "a" {
 		return nil
 	}
 	g.quiet = true
@@ -73,7 +69,7 @@ func (g *gen) sameTermHydration() []scenarios.Step {
 	// the correct protocol loses a file too.
 	delete(g.weights, kRefresh)
 	delete(g.weights, kGC)
-	t := g.oneOf(g.standby)
+	t := g.oneOf(g.c.standby)
 	a := scenarios.Params{Writer: "a"}
 	after := func(w string, ev history.SignalKind, n int, act scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return scenarios.Step{Trigger: scenarios.TriggerAfter, Action: act, Params: pr,
@@ -91,10 +87,8 @@ func (g *gen) sameTermHydration() []scenarios.Step {
 		after(t, history.SigHydrating, 1, scenarios.Refresh, a),
 		after("a", history.SigPublished, sets+1, scenarios.GC, a),
 		after("a", history.SigCollected, 1, scenarios.Resume, scenarios.Params{Writer: t}))
-	g.events["a"] = append(g.events["a"], history.SigPublished, history.SigCollected, history.SigTransferred, history.SigHandedOff, history.SigDrained)
-	g.standby = remove(g.standby, t)
-	g.active = append(g.active, t)
-	g.events[t] = append(g.events[t], history.SigHydrating, history.SigAdopted, history.SigHydrated)
-	g.primary = t
+	g.c.emit("a", history.SigPublished, history.SigCollected, history.SigTransferred, history.SigHandedOff, history.SigDrained)
+	g.c.join(t, true)
+	g.c.emit(t, history.SigHydrating, history.SigAdopted, history.SigHydrated)
 	return out
 }

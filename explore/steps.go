@@ -50,18 +50,18 @@ var base = []history.SignalKind{history.SigClaimed, history.SigSynced, history.S
 // trigger draws when a step fires: mostly at a protocol event of a writer holding a term
 // (weighted toward the dangerous moments its earlier steps create), sometimes at a time.
 func (g *gen) trigger() (string, time.Duration, *scenarios.EventTrigger) {
-	if len(g.active) == 0 || g.chance(0.3) {
+	if len(g.c.active) == 0 || g.chance(0.3) {
 		return scenarios.TriggerAt, g.at(), nil
 	}
-	w := g.oneOf(g.active)
+	w := g.oneOf(g.c.active)
 	weights := map[history.SignalKind]int{history.SigClaimed: 2, history.SigSynced: 3, history.SigAcked: 3}
-	for _, e := range g.events[w] {
+	for _, e := range g.c.events[w] {
 		weights[e] += 3
 	}
 	if l := g.o.System; l != nil {
 		maps.DeleteFunc(weights, func(e history.SignalKind, _ int) bool { return !l.event(e) })
 	}
-	ev := pick(g, weights)
+	ev := pick(g.dice, weights)
 	t := &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
 	if ev == history.SigAcked || ev == history.SigSynced || ev == history.SigPublished {
 		t.Count = 1 + g.r.IntN(5)
@@ -105,12 +105,7 @@ func (g *gen) later(st scenarios.Step, a scenarios.Action, pr scenarios.Params, 
 
 // target draws a writer for a network or protocol fault: one holding a term if any is left,
 // else the last primary.
-func (g *gen) target() string {
-	if len(g.active) > 0 {
-		return g.oneOf(g.active)
-	}
-	return g.primary
-}
+func (g *gen) target() string { return g.c.target(g.dice) }
 
 func (g *gen) window1(a scenarios.Action) []scenarios.Step {
 	st := g.step(a, scenarios.Params{Writer: g.target()})
@@ -149,19 +144,16 @@ func (g *gen) pause(room int) ([]scenarios.Step, bool) {
 // promote gives a standby a higher term, or sometimes the term a writer already holds (an
 // equal-term twin).
 func (g *gen) promote(int) ([]scenarios.Step, bool) {
-	if len(g.standby) == 0 {
+	if len(g.c.standby) == 0 {
 		return nil, false
 	}
-	w := g.oneOf(g.standby)
-	pr := scenarios.Params{Writer: w, Term: g.newTerm()}
+	w := g.oneOf(g.c.standby)
+	pr := scenarios.Params{Writer: w, Term: g.c.newTerm()}
 	if g.chance(0.15) && (g.o.System == nil || g.o.System.Twin) {
-		pr.Term, pr.Twin = g.terms[g.r.IntN(len(g.terms))], true
+		pr.Term, pr.Twin = g.c.terms[g.r.IntN(len(g.c.terms))], true
 	}
 	st := g.step(scenarios.Promote, pr)
-	g.standby = remove(g.standby, w)
-	g.active = append(g.active, w)
-	g.primary = w
-	g.events[w] = append(g.events[w], history.SigPromoted, history.SigRestoreRead, history.SigHydrated)
+	g.c.promote(w)
 	return []scenarios.Step{st}, true
 }
 
@@ -209,84 +201,57 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	return scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}, true
 }
 
-func (g *gen) newTerm() int64 {
-	t := g.nextTerm
-	g.nextTerm++
-	g.terms = append(g.terms, t)
-	return t
-}
-
 // crash stops a writer; usually a new incarnation restarts it later at a higher term.
 func (g *gen) crash(room int) ([]scenarios.Step, bool) {
-	if len(g.active) == 0 {
+	if len(g.c.active) == 0 {
 		return nil, false
 	}
-	w := g.oneOf(g.active)
+	w := g.oneOf(g.c.active)
 	st := g.step(scenarios.Crash, scenarios.Params{Writer: w})
-	g.active = remove(g.active, w)
-	g.crashed = append(g.crashed, w)
+	g.c.crash(w)
 	out := []scenarios.Step{st}
 	if room >= 2 && g.chance(0.7) && (g.o.System == nil || g.o.System.Promote) {
-		as := g.freshID(w)
-		rs := g.later(st, scenarios.Restart, scenarios.Params{Writer: w, As: as, Term: g.newTerm()}, g.ms(50, 500))
-		g.crashed = remove(g.crashed, w)
-		g.ids = append(g.ids, as)
-		g.active = append(g.active, as)
-		g.events[as] = append(g.events[as], history.SigRestoreRead, history.SigHydrated)
+		as := g.c.freshID(w)
+		rs := g.later(st, scenarios.Restart, scenarios.Params{Writer: w, As: as, Term: g.c.newTerm()}, g.ms(50, 500))
+		g.c.restart(w, as)
 		out = append(out, rs)
 	}
 	return out, true
 }
 
-// freshID names a new incarnation of w: w2, w3, ...
-func (g *gen) freshID(w string) string {
-	for i := 2; ; i++ {
-		id := fmt.Sprintf("%s%d", w[:1], i)
-		if !contains(g.ids, id) {
-			return id
-		}
-	}
-}
-
 // relocate hands the primary's term to a standby, sometimes aborting or losing the answer.
 func (g *gen) relocate(int) ([]scenarios.Step, bool) {
-	if len(g.standby) == 0 || !contains(g.active, g.primary) {
+	if len(g.c.standby) == 0 || !contains(g.c.active, g.c.primary) {
 		return nil, false
 	}
-	src, dst := g.primary, g.oneOf(g.standby)
+	src, dst := g.c.primary, g.oneOf(g.c.standby)
 	pr := scenarios.Params{Writer: src, Target: dst,
-		AbortAt:     draw(g, []history.AbortPoint{history.AbortNone, history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks}),
+		AbortAt:     draw(g.dice, []history.AbortPoint{history.AbortNone, history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks}),
 		LoseHandoff: g.chance(0.3)}
 	st := g.step(scenarios.Relocate, pr)
-	g.standby = remove(g.standby, dst)
-	g.active = append(g.active, dst)
-	g.events[src] = append(g.events[src], history.SigTransferred, history.SigHandedOff, history.SigReverted, history.SigDrained)
-	g.events[dst] = append(g.events[dst], history.SigAdopted, history.SigHydrated)
-	if pr.AbortAt == history.AbortNone {
-		g.primary = dst
-	}
+	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone)
 	return []scenarios.Step{st}, true
 }
 
 func (g *gen) segmentWork(a scenarios.Action, event history.SignalKind) ([]scenarios.Step, bool) {
 	w := g.target()
 	st := g.step(a, scenarios.Params{Writer: w})
-	g.events[w] = append(g.events[w], event)
+	g.c.emit(w, event)
 	return []scenarios.Step{st}, true
 }
 
 // recoverCopy makes a standby hydrate from the store while the primary works.
 func (g *gen) recoverCopy(int) ([]scenarios.Step, bool) {
-	if len(g.standby) == 0 {
+	if len(g.c.standby) == 0 {
 		return nil, false
 	}
-	w := g.oneOf(g.standby)
+	w := g.oneOf(g.c.standby)
 	pr := scenarios.Params{Writer: w}
-	if g.chance(0.5) && contains(g.ids, g.primary) {
-		pr.From = g.primary
+	if g.chance(0.5) && contains(g.c.ids, g.c.primary) {
+		pr.From = g.c.primary
 	}
 	st := g.step(scenarios.Recover, pr)
-	g.standby = remove(g.standby, w)
+	g.c.assign(w)
 	return []scenarios.Step{st}, true
 }
 
