@@ -250,6 +250,9 @@ func storeFindings(rep *certify.Report) (enforces []string, wrong []reports.Stor
 			f.Witness = r.Witness.Text()
 		case r.Cause != "":
 			f.Witness = "[" + string(r.ErrorClass) + "] " + r.Cause
+		case len(r.Details) > 0:
+			// No history to explain: the failing round's own observations are the witness.
+			f.Witness = fmt.Sprintf("round %d of %d:\n%s", r.Round, r.Rounds, strings.Join(r.Details, "\n"))
 		}
 		if r.Variation != "" {
 			f.Seen = r.Variation + "; " + f.Seen
