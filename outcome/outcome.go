@@ -84,6 +84,9 @@ type PreflightProbe struct {
 	Duration time.Duration `json:"duration"`
 	// Witness describes the first race the store got wrong; "" when the store passed.
 	Witness string `json:"witness,omitempty"`
+	// Cut names the racer counts the pre-flight's time budget let race fewer keys than
+	// planned ("N=32: 3 of 16 keys"), a slow store; "" when every key was raced.
+	Cut string `json:"cut,omitempty"`
 }
 
 // StoreUnsafe names the pre-flight probe the store failed and its witness.

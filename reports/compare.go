@@ -63,6 +63,8 @@ type ComparedStore struct {
 type StoreCatalogue struct {
 	Verdict checker.Verdict `json:"verdict"`
 	Summary string          `json:"summary"`
+	// Cells is the number of cells the run had on this store.
+	Cells int `json:"cells"`
 	// Page is the run's comparison page, relative to this comparison's folder.
 	Page string `json:"page,omitempty"`
 	// Red lists the cells that were not a pass: Row the cell, Seen its label, Witness its
@@ -222,6 +224,9 @@ func (c *Comparison) AddCatalogue(run Comparison, runDir string) {
 		cat := &StoreCatalogue{Verdict: rs.Verdict, Summary: rs.Summary, Page: path.Join(runDir, "compare.html")}
 		for _, row := range run.Rows {
 			cell := row.Cells[j]
+			if cell.Verdict != "" {
+				cat.Cells++
+			}
 			if cell.Verdict == checker.Pass {
 				continue
 			}
@@ -258,7 +263,11 @@ func catalogueMeaning(st ComparedStore, cat *StoreCatalogue) string {
 	case cat.Verdict == checker.Error && len(cat.Red) == 0:
 		return "the catalogue could not be run on this store (" + cat.Summary + "): a harness error, not a verdict about the store"
 	case len(unsafe) > 0 && len(unsafe) == len(cat.Red):
-		return fmt.Sprintf("the run's pre-flight refused the store, so none of its %d cells ran: a store that fails the pre-flight cannot carry fencing, whatever the protocol", len(unsafe))
+		ran := ""
+		if n := cat.Cells - len(unsafe); n > 0 {
+			ran = fmt.Sprintf("; the %d that ran allow a store that does not enforce conditional writes and judge it by their own probe", n)
+		}
+		return fmt.Sprintf("the run's pre-flight refused the store: %d of its %d cells were refused without running, as a store that fails the pre-flight cannot carry fencing, whatever the protocol%s", len(unsafe), cat.Cells, ran)
 	case len(cat.Red) == 0 && certified:
 		return "every cell passed: the correct protocol kept every acknowledged write and every broken variant was killed, as on the pinned MinIO"
 	case len(cat.Red) == 0:

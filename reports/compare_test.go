@@ -132,7 +132,7 @@ func TestComparisonCatalogue(t *testing.T) {
 		red     int
 		meaning string
 	}{{0, "every cell passed: the correct protocol"}, {2, "1 correct-protocol cell(s) failed (double-takeover)"},
-		{2, "the run's pre-flight refused the store, so none of its 2 cells ran"}, {0, "the certification refused this store (B11 failed)"}}
+		{2, "the run's pre-flight refused the store: 2 of its 2 cells were refused without running"}, {0, "the certification refused this store (B11 failed)"}}
 	for i, w := range want {
 		cat := c.Stores[i].Catalogue
 		if cat == nil || len(cat.Red) != w.red || !strings.Contains(cat.Meaning, w.meaning) || cat.Page != "run-1/compare.html" {

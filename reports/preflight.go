@@ -49,6 +49,9 @@ func preflightOf(pf *outcome.Preflight) *preflightView {
 		if len(p.Racers) == 0 {
 			row.Summary = fmt.Sprintf("%d keys, one request at a time: %d 2xx, %d refused, %s", p.Races, p.Wins, p.Refused, fmtDur(p.Duration))
 		}
+		if p.Cut != "" {
+			row.Summary += "; a slow store, judged on fewer keys within the pre-flight's time budget (" + p.Cut + ")"
+		}
 		if p.Witness != "" {
 			row.Class, row.Verdict = "fail", labelStoreUnsafe
 		}

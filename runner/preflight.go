@@ -33,9 +33,12 @@ func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 		Origin: "preflight", Kinds: storeprobe.Preflight, NewClient: func() (store.Store, error) { return env.Client(r.env, client) }})
 	for _, x := range res {
 		pf.Probes = append(pf.Probes, outcome.PreflightProbe{ID: x.ID, Name: x.Name, Racers: x.Racers, Races: x.Races,
-			Wins: x.Wins, Refused: x.Refused, NoAnswer: x.NoAnswer, Duration: x.Duration, Witness: x.Witness})
+			Wins: x.Wins, Refused: x.Refused, NoAnswer: x.NoAnswer, Duration: x.Duration, Witness: x.Witness, Cut: x.Cut})
 	}
 	switch u := pf.Unsafe(); {
+	case err != nil && pctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		pf.Error = fmt.Sprintf("the store did not finish the pre-flight within its %v budget, even on fewer keys: a store too slow for the bench's load, not a verdict on its conditional writes: %v", preflightBudget, err)
+		r.log.Error("the pre-flight could not judge the store", "err", pf.Error)
 	case err != nil:
 		pf.Error = err.Error()
 		r.log.Error("the pre-flight could not judge the store", "err", err)

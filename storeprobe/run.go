@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/store"
@@ -70,6 +71,9 @@ type Result struct {
 	// Witness describes the first race the store got wrong: the probe, the racer count, the
 	// key and what happened; "" when every race had exactly one winner.
 	Witness string `json:"witness,omitempty"`
+	// Cut says, when ctx's deadline left too little time to race every key, for which racer
+	// counts the probe raced fewer ("N=32: 3 of 16 keys"); "" when it raced them all.
+	Cut string `json:"cut,omitempty"`
 }
 
 // Unsafe reports whether the store failed the probe.
@@ -79,6 +83,11 @@ func (r Result) Unsafe() bool { return r.Witness != "" }
 // and a failed probe skips the ones after it. It returns an error, with the results so far,
 // when a race could not be judged: a configuration problem, the reader's own calls failing
 // (the GET after a race included), or ctx ending.
+//
+// When ctx has a deadline, each racer count of each racing probe still to run gets an equal
+// share of most of the time left, and stops starting new keys when its share is spent (after
+// at least one race): a slow store is judged on the races it finished, said in Result.Cut,
+// rather than not at all.
 func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Racers == nil {
 		o.Racers = DefaultRacers
@@ -93,8 +102,14 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Kinds == nil {
 		o.Kinds = []Kind{CreateRace, CASRace}
 	}
-	for _, k := range o.Kinds {
-		res, err := o.probe(ctx, k)
+	for i, k := range o.Kinds {
+		racing := 0
+		for _, later := range o.Kinds[i:] {
+			if _, seq := sequentialChecks[later]; !seq {
+				racing++
+			}
+		}
+		res, err := o.probe(ctx, k, racing)
 		out = append(out, res)
 		if err != nil || res.Unsafe() {
 			return out, err
@@ -103,14 +118,18 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	return out, nil
 }
 
-func (o Options) probe(ctx context.Context, k Kind) (res Result, err error) {
+// probe runs one probe; racing is the number of racing probes still to run, this one included.
+func (o Options) probe(ctx context.Context, k Kind, racing int) (res Result, err error) {
 	if check, ok := sequentialChecks[k]; ok {
 		return o.sequential(ctx, k, check)
 	}
 	res = Result{Kind: k, Racers: o.Racers}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
-	for _, n := range o.Racers {
+	var cut []string
+	defer func() { res.Cut = strings.Join(cut, ", ") }()
+	for ri, n := range o.Racers {
+		stop, budgeted := shareOf(ctx, (racing-1)*len(o.Racers)+len(o.Racers)-ri)
 		clients := make([]store.Store, n)
 		for i := range clients {
 			s, err := o.NewClient()
@@ -120,6 +139,10 @@ func (o Options) probe(ctx context.Context, k Kind) (res Result, err error) {
 			clients[i] = s
 		}
 		for i := 0; i < o.Keys; i++ {
+			if i > 0 && budgeted && time.Now().After(stop) {
+				cut = append(cut, fmt.Sprintf("N=%d: %d of %d keys", n, i, o.Keys))
+				break
+			}
 			key := fmt.Sprintf("%s%s-n%d-k%d-%s", o.Prefix, k.ID, n, i, Nonce())
 			witness, err := o.race(ctx, k, clients, key, &res)
 			if err != nil {
@@ -132,6 +155,21 @@ func (o Options) probe(ctx context.Context, k Kind) (res Result, err error) {
 		}
 	}
 	return res, nil
+}
+
+// raceShare is the part of the time to ctx's deadline that the racer counts still to run may
+// spend starting new keys; the rest is left for the races in flight and their judging.
+const raceShare = 0.6
+
+// shareOf is when a racer count stops starting new keys, with left racer counts (this one
+// included) still to run: its share of raceShare of the time to ctx's deadline. budgeted is
+// false when ctx has no deadline.
+func shareOf(ctx context.Context, left int) (stop time.Time, budgeted bool) {
+	dl, ok := ctx.Deadline()
+	if !ok || left < 1 {
+		return time.Time{}, false
+	}
+	return time.Now().Add(time.Duration(float64(time.Until(dl)) * raceShare / float64(left))), true
 }
 
 // race runs and judges one race on key; it returns what the store got wrong, "" if nothing.

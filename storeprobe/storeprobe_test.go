@@ -80,3 +80,51 @@ func TestCheckThenActFails(t *testing.T) {
 	}
 	t.Logf("witness: %s", res[0].Witness)
 }
+
+// slowStore answers each conditional write only after a delay, as a store that cannot keep
+// up with the bench's load does.
+type slowStore struct {
+	store.Store
+	delay time.Duration
+}
+
+func (s slowStore) PutIfAbsent(ctx context.Context, key string, body []byte) (string, error) {
+	time.Sleep(s.delay)
+	return s.Store.PutIfAbsent(ctx, key, body)
+}
+
+func (s slowStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	time.Sleep(s.delay)
+	return s.Store.PutIfMatch(ctx, key, body, etag)
+}
+
+// TestSlowStoreJudgedOnFewerKeys: a store that answers each conditional write in 300ms cannot
+// race every key within a deadline of a few seconds; each racer count is judged on the races
+// its share of the time allowed, the cut is said, and the run is not an error.
+func TestSlowStoreJudgedOnFewerKeys(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	o := options(t, testenv.MinIO(t).Config())
+	fast := o.NewClient
+	o.NewClient = func() (store.Store, error) {
+		s, err := fast()
+		return slowStore{Store: s, delay: 300 * time.Millisecond}, err
+	}
+	res, err := storeprobe.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("a slow store was not judged: %v", err)
+	}
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2", len(res))
+	}
+	for _, r := range res {
+		full := storeprobe.DefaultKeys * len(storeprobe.DefaultRacers)
+		if r.Unsafe() || r.Wins != r.Races || r.Races < len(storeprobe.DefaultRacers) || r.Races >= full {
+			t.Errorf("%s: %+v; want fewer than %d races, at least one per racer count, one win each", r.ID, r, full)
+		}
+		if !strings.Contains(r.Cut, "N=8: ") || !strings.Contains(r.Cut, "N=32: ") {
+			t.Errorf("%s: cut %q, want both racer counts named", r.ID, r.Cut)
+		}
+		t.Logf("%s: %d races in %v, cut %s", r.ID, r.Races, r.Duration.Round(time.Millisecond), r.Cut)
+	}
+}
