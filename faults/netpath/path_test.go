@@ -320,3 +320,52 @@ func TestOneWayAppliesButNeverAnswers(t *testing.T) {
 		})
 	}
 }
+
+// A latency changed while requests flow takes effect and leaves the running links alone: each
+// change replaces the toxic (Toxiproxy's in-place update writes the struct its pipes read, a
+// data race that -race reports), and the last value is the one a call meets.
+func TestLatencyChangedUnderTraffic(t *testing.T) {
+	ctx := context.Background()
+	b := newBench(t)
+	s, p := client(t, b, "w", store.ClientMinio, 5*time.Second)
+	key := testenv.Prefix(t) + "k"
+	if _, err := s.Put(ctx, key, []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := s.Put(ctx, key, []byte("v")); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	for _, d := range []time.Duration{20 * time.Millisecond, 60 * time.Millisecond, 10 * time.Millisecond, 200 * time.Millisecond} {
+		if err := p.Latency(d); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(80 * time.Millisecond)
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("a request under changing latency failed: %v", err)
+	}
+	start := time.Now()
+	if _, err := s.Put(ctx, key, []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond {
+		t.Fatalf("after the last change to 200ms a call took %v", took)
+	}
+	if err := p.Heal(); err != nil {
+		t.Fatal(err)
+	}
+}
