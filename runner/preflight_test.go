@@ -38,8 +38,15 @@ func TestPreflightOnMinIO(t *testing.T) {
 		t.Fatalf("pre-flight %+v; want two sequential and two racing probes, passed", pf)
 	}
 	for _, p := range pf.Probes[2:] {
-		if p.Races != 32 || p.Wins != p.Races || !slices.Equal(p.Racers, []int{8, 32}) {
-			t.Errorf("%s: %+v; want 16 keys x N=8 and N=32, one winner each", p.ID, p)
+		// A starved machine may spend a racer count's share of the budget before its 16
+		// keys: then fewer races are judged and the cut is named, never a verdict changed.
+		full := p.Races == 32 && p.Cut == ""
+		cut := p.Races >= 2 && p.Races < 32 && p.Cut != ""
+		if !(full || cut) || p.Wins != p.Races || !slices.Equal(p.Racers, []int{8, 32}) {
+			t.Errorf("%s: %+v; want 16 keys x N=8 and N=32 (or fewer with the cut named), one winner each", p.ID, p)
+		}
+		if cut {
+			t.Logf("%s: the pre-flight's budget cut the races: %s", p.ID, p.Cut)
 		}
 	}
 	html := readFile(t, filepath.Join(sum.Dir, "index.html"))
