@@ -39,8 +39,11 @@ func TestMinIOPasses(t *testing.T) {
 	}
 	for _, r := range res {
 		want := storeprobe.DefaultKeys * len(storeprobe.DefaultRacers)
-		if r.Unsafe() || r.Races != want || r.Wins != r.Races {
-			t.Errorf("%s: %+v; want %d races, one win each, no witness", r.ID, r, want)
+		// A starved machine may spend a racer count's share of the deadline first: then fewer
+		// races, with the cut named.
+		judged := (r.Races == want && r.Cut == "") || (r.Races < want && r.Cut != "")
+		if r.Unsafe() || !judged || r.Wins != r.Races {
+			t.Errorf("%s: %+v; want %d races (or fewer with the cut named), one win each, no witness", r.ID, r, want)
 		}
 	}
 }
