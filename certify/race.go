@@ -141,11 +141,8 @@ func raceBudget(ctx context.Context, left int, limit time.Duration) (stop time.T
 	if limit > 0 {
 		stop, budgeted = time.Now().Add(limit), true
 	}
-	if dl, ok := ctx.Deadline(); ok && left >= 1 {
-		share := time.Now().Add(time.Duration(float64(time.Until(dl)) * raceShare / float64(left)))
-		if !budgeted || share.Before(stop) {
-			stop, budgeted = share, true
-		}
+	if share, ok := storeprobe.DeadlineShare(ctx, left, raceShare); ok && (!budgeted || share.Before(stop)) {
+		stop, budgeted = share, true
 	}
 	return stop, budgeted
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -36,7 +37,7 @@ func (r *runner) preflight(ctx context.Context) *outcome.Preflight {
 			Wins: x.Wins, Refused: x.Refused, NoAnswer: x.NoAnswer, Duration: x.Duration, Witness: x.Witness, Cut: x.Cut})
 	}
 	switch u := pf.Unsafe(); {
-	case err != nil && pctx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+	case err != nil && errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		pf.Error = fmt.Sprintf("the store did not finish the pre-flight within its %v budget, even on fewer keys: a store too slow for the bench's load, not a verdict on its conditional writes: %v", preflightBudget, err)
 		r.log.Error("the pre-flight could not judge the store", "err", pf.Error)
 	case err != nil:

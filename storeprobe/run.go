@@ -102,14 +102,17 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Kinds == nil {
 		o.Kinds = []Kind{CreateRace, CASRace}
 	}
-	for i, k := range o.Kinds {
-		racing := 0
-		for _, later := range o.Kinds[i:] {
-			if _, seq := sequentialChecks[later]; !seq {
-				racing++
-			}
+	racing := 0 // racing probes still to run
+	for _, k := range o.Kinds {
+		if _, seq := sequentialChecks[k]; !seq {
+			racing++
 		}
+	}
+	for _, k := range o.Kinds {
 		res, err := o.probe(ctx, k, racing)
+		if _, seq := sequentialChecks[k]; !seq {
+			racing--
+		}
 		out = append(out, res)
 		if err != nil || res.Unsafe() {
 			return out, err
@@ -129,7 +132,7 @@ func (o Options) probe(ctx context.Context, k Kind, racing int) (res Result, err
 	var cut []string
 	defer func() { res.Cut = strings.Join(cut, ", ") }()
 	for ri, n := range o.Racers {
-		stop, budgeted := shareOf(ctx, (racing-1)*len(o.Racers)+len(o.Racers)-ri)
+		stop, budgeted := DeadlineShare(ctx, racing*len(o.Racers)-ri, raceShare)
 		clients := make([]store.Store, n)
 		for i := range clients {
 			s, err := o.NewClient()
@@ -161,15 +164,15 @@ func (o Options) probe(ctx context.Context, k Kind, racing int) (res Result, err
 // spend starting new keys; the rest is left for the races in flight and their judging.
 const raceShare = 0.6
 
-// shareOf is when a racer count stops starting new keys, with left racer counts (this one
-// included) still to run: its share of raceShare of the time to ctx's deadline. budgeted is
-// false when ctx has no deadline.
-func shareOf(ctx context.Context, left int) (stop time.Time, budgeted bool) {
-	dl, ok := ctx.Deadline()
-	if !ok || left < 1 {
+// DeadlineShare is when the first of left equal parts of share (0 to 1) of the time from now
+// to ctx's deadline ends: the moment a racer count, with left racer counts (itself included)
+// still to run, stops starting new keys. ok is false when ctx has no deadline or left < 1.
+func DeadlineShare(ctx context.Context, left int, share float64) (stop time.Time, ok bool) {
+	dl, has := ctx.Deadline()
+	if !has || left < 1 {
 		return time.Time{}, false
 	}
-	return time.Now().Add(time.Duration(float64(time.Until(dl)) * raceShare / float64(left))), true
+	return time.Now().Add(time.Duration(float64(time.Until(dl)) * share / float64(left))), true
 }
 
 // race runs and judges one race on key; it returns what the store got wrong, "" if nothing.
