@@ -145,8 +145,7 @@ STORES_BIN := $(CURDIR)/.cache/stores
 VERSITYGW := $(STORES_BIN)/versitygw
 ROUNDS ?= 3
 COMPARE_MINIO ?= 21526
-# The catalogue is then run on every store from the same stores file, with its kill matrix
-# (COMPARE_MATRIX=0: the correct protocol's cells only).
+# COMPARE_MATRIX=0 runs the catalogue without its kill matrix (the correct protocol's cells only).
 COMPARE_MATRIX ?= 1
 
 # SeaweedFS (`weed mini`): its go.mod has replace directives, which `go install mod@version`
