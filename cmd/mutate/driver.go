@@ -55,6 +55,8 @@ type driver struct {
 	exploreTimeout time.Duration
 	log            io.Writer
 	logMu          sync.Mutex
+	// schema is the one build of every mutant (--schemata), nil when each is built alone.
+	schema *schemaBuild
 }
 
 func newDriver(c config, log io.Writer) (*driver, error) {
@@ -81,8 +83,9 @@ func (d *driver) logf(format string, args ...any) {
 	fmt.Fprintf(d.log, "mutate: "+format+"\n", args...)
 }
 
-// baseline builds the unmutated bench and requires its exploration to pass.
-func (d *driver) baseline(ctx context.Context) error {
+// baseline builds the unmutated bench (and with --schemata the schemata of ms) and requires
+// its exploration, and its packages' tests, to pass.
+func (d *driver) baseline(ctx context.Context, ms []mutate.Mutant) error {
 	work := filepath.Join(d.tmp, "base")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		return err
@@ -93,9 +96,18 @@ func (d *driver) baseline(ctx context.Context) error {
 		return fmt.Errorf("the unmutated bench does not build: %v\n%s", err, out)
 	}
 	d.base = sum
-	d.logf("exploring the unmutated bench: %s", strings.Join(d.c.explore, " "))
+	bin := filepath.Join(work, d.bin)
+	if d.c.schemata {
+		if d.schema, err = d.prepareSchema(ctx, ms); err != nil {
+			return err
+		}
+		bin = d.schema.bin
+		d.logf("exploring the schemata with no mutant active: %s", strings.Join(d.c.explore, " "))
+	} else {
+		d.logf("exploring the unmutated bench: %s", strings.Join(d.c.explore, " "))
+	}
 	start := time.Now()
-	code, timeout, out, err := d.explore(ctx, work, d.c.timeout)
+	code, timeout, out, err := d.explore(ctx, work, bin, 0, d.c.timeout)
 	d.baseDur = time.Since(start)
 	switch {
 	case err != nil:
@@ -110,7 +122,7 @@ func (d *driver) baseline(ctx context.Context) error {
 		for _, p := range d.c.pkgs {
 			d.logf("testing the unmutated %s: %s", p, strings.Join(d.c.test, " "))
 			start := time.Now()
-			failed, timeout, out, err := d.test(ctx, work, "./"+filepath.ToSlash(p))
+			failed, timeout, out, err := d.testMutant(ctx, work, p, 0)
 			switch {
 			case err != nil:
 				return fmt.Errorf("the unmutated tests of %s did not run: %v", p, err)
@@ -169,13 +181,15 @@ func (d *driver) build(ctx context.Context, work string, replace map[string]stri
 	return sha256.Sum256(b), "", nil
 }
 
-// explore runs the exploration against the binary in work, with work as its folder, and
-// returns its exit code, whether it outlived timeout, and the tail of its output.
-func (d *driver) explore(ctx context.Context, work string, timeout time.Duration) (int, bool, string, error) {
+// explore runs the exploration against bin with mutant n active (0: none; a schemata build
+// reads it), with work as its folder, and returns its exit code, whether it outlived
+// timeout, and the tail of its output.
+func (d *driver) explore(ctx context.Context, work, bin string, n int, timeout time.Duration) (int, bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(work, d.bin), d.c.explore...)
+	cmd := exec.CommandContext(ctx, bin, d.c.explore...)
 	cmd.Dir = work
+	cmd.Env = mutantEnv(n)
 	cmd.WaitDelay = 10 * time.Second
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -188,6 +202,15 @@ func (d *driver) explore(ctx context.Context, work string, timeout time.Duration
 		return -1, false, "", err
 	}
 	return cmd.ProcessState.ExitCode(), false, tail(buf.String()), nil
+}
+
+// testMutant runs the tests of package p with mutant n active: the schemata's test binary,
+// or go test with the overlay build wrote into work.
+func (d *driver) testMutant(ctx context.Context, work, p string, n int) (bool, bool, string, error) {
+	if d.schema != nil {
+		return d.testSchema(ctx, p, n)
+	}
+	return d.test(ctx, work, "./"+filepath.ToSlash(p))
 }
 
 // test runs the tests of pkg (a ./ path in the module) with the overlay build wrote into

@@ -1,12 +1,15 @@
 // Command mutate measures how many mutants of the protocol's decision points an exploration
-// kills. For each mutant of internal/mutate (or a sample of them) it builds the bench with the
-// mutated file laid over the tree (go build -overlay, no copy of the tree), and runs the
-// exploration command against that binary:
+// kills. It builds the bench once with every mutant of internal/mutate (or of a sample) laid
+// over the tree as mutant schemata (mutate.Schemata through go build -overlay, no copy of the
+// tree; --schemata=false builds each mutant alone instead), and for each mutant runs the
+// exploration command against that binary with the mutant selected by mutate.EnvVar:
 //
-//   - the build fails: invalid, not scored;
+//   - the build fails: invalid, not scored (in the schemata: its copy of the function does
+//     not compile, or a survivor does not build alone);
 //   - the binary is byte-identical to the unmutated build with the same flags: equivalent (the
 //     compiler removed the difference), not scored; so is a mutant listed, with its reason, in
-//     the equivalence file a person keeps (--equivalent);
+//     the equivalence file a person keeps (--equivalent). With the schemata only a survivor
+//     is built alone to find this out: a mutant something killed is not the unmutated binary;
 //   - the exploration exits 1 (an invariant failed): killed;
 //   - it exits 0: survived;
 //   - it outlives --explore-timeout: killed-by-timeout, listed on its own and counted as a
@@ -22,7 +25,8 @@
 //   - any other exit: error, not scored.
 //
 // With --test, a mutant the exploration did not kill then meets the tests of the package it
-// mutates (go test -overlay with the same mutated file): when they fail, or outlive
+// mutates (with the schemata, the package's test binary built once by go test -c and run
+// with the mutant selected; otherwise go test -overlay with the mutated file): when they fail, or outlive
 // --timeout, it is killed-by-test. The unmutated packages' tests must pass first. A kill by
 // test shows what the bench's verification as a whole notices; the exploration's own power
 // is reported beside it as the exploration score, which counts those mutants as survivors.
@@ -87,6 +91,8 @@ type config struct {
 	survSet        bool // --survivors was given: a missing file is then an error
 	out            string
 	min            float64
+	// schemata builds every mutant at once (mutate.Schemata) instead of one build each.
+	schemata bool
 }
 
 func main() {
@@ -111,6 +117,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long the unmutated exploration, or one package's tests, may run")
 	fs.DurationVar(&c.exploreTimeout, "explore-timeout", 0,
 		"how long one mutant's exploration may run (0: ten times the unmutated exploration's, at least 1m, at most --timeout)")
+	fs.BoolVar(&c.schemata, "schemata", true, "build every mutant at once, selected at run time, instead of one build each "+
+		"(a survivor is still built alone, to find it equivalent or invalid as without)")
 	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
 	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
 	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")
@@ -174,7 +182,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitHarness
 	}
 	defer d.close()
-	if err := d.baseline(ctx); err != nil {
+	if err := d.baseline(ctx, ms); err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
 		return exitHarness
 	}

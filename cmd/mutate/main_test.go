@@ -121,10 +121,19 @@ func statusByLine(rep report) map[string]string {
 	return out
 }
 
+// Every mutant is classified the same whether it is built alone or selected in the schemata
+// (the compiled-away mutant is found equivalent by the survivor's build alone, the one that
+// does not compile invalid by the schemata's build).
 func TestClassification(t *testing.T) {
+	for _, schemata := range []string{"true", "false"} {
+		t.Run("schemata="+schemata, func(t *testing.T) { testClassification(t, schemata) })
+	}
+}
+
+func testClassification(t *testing.T, schemata string) {
 	mod := tinyModule(t)
 	only := `^lib/lib.go:(7:\d+:(flip-cmp|negate-cond|and-or)|10:\d+:(flip-cmp|negate-cond)|13:\d+:negate-cond|15:\d+:negate-cond|25:\d+:return-err)$`
-	code, rep, txt := runTiny(t, mod, "--only", only, "--jobs", "2", "--min", "0.9")
+	code, rep, txt := runTiny(t, mod, "--only", only, "--jobs", "2", "--min", "0.9", "--schemata="+schemata)
 	want := map[string]string{
 		"7:flip-cmp":     equiv,     // inside `debug &&` with debug a false constant: compiled away
 		"7:negate-cond":  killed,    // Code returns 1

@@ -43,7 +43,11 @@ func (d *driver) runAll(ctx context.Context, ms []mutate.Mutant, judged map[stri
 	return results
 }
 
-// one builds and explores one mutant in a folder of its own, removed afterwards.
+// one judges one mutant in a folder of its own, removed afterwards: it builds the mutant
+// alone (or selects it in the schemata), explores it and, when it survives, tests its
+// package. A survivor of the schemata is built alone at the end, so that one the compiler
+// reduces to the unmutated binary is equivalent and one that does not build alone is
+// invalid, as without the schemata.
 func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[string]string) (r result) {
 	start := time.Now()
 	r = result{Mutant: m}
@@ -58,22 +62,17 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 		r.Status, r.Detail = errStatus, err.Error()
 		return r
 	}
-	src := filepath.Join(work, filepath.Base(m.File))
-	if err := os.WriteFile(src, m.Source, 0o644); err != nil {
-		r.Status, r.Detail = errStatus, err.Error()
+	bin, n := filepath.Join(work, d.bin), 0
+	if d.schema != nil {
+		if why, bad := d.schema.invalid[m.ID]; bad {
+			r.Status, r.Detail = invalid, why
+			return r
+		}
+		bin, n = d.schema.bin, d.schema.s.Number[m.ID]
+	} else if d.alone(ctx, work, m, &r) {
 		return r
 	}
-	target := filepath.Join(d.dir, filepath.FromSlash(m.File))
-	sum, out, err := d.build(ctx, work, map[string]string{target: src})
-	switch {
-	case err != nil:
-		r.Status, r.Detail = invalid, out
-		return r
-	case sum == d.base:
-		r.Status, r.Detail = equiv, "the binary is identical to the unmutated build"
-		return r
-	}
-	code, timeout, out, err := d.explore(ctx, work, d.exploreTimeout)
+	code, timeout, out, err := d.explore(ctx, work, bin, n, d.exploreTimeout)
 	switch {
 	case err != nil:
 		r.Status, r.Detail = errStatus, err.Error()
@@ -89,16 +88,39 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 			r.Status, r.Detail = errStatus, fmt.Sprintf("exit %d\n%s", code, out)
 		}
 	}
-	if r.Status != survived || len(d.c.test) == 0 {
-		return r
+	if r.Status == survived && len(d.c.test) > 0 {
+		// The exploration passed: the mutated package's own tests get their turn.
+		failed, _, out, err := d.testMutant(ctx, work, path.Dir(m.File), n)
+		switch {
+		case err != nil:
+			r.Status, r.Detail = errStatus, err.Error()
+		case failed:
+			r.Status, r.Detail = testKill, out
+		}
 	}
-	// The exploration passed: the mutated package's own tests get their turn.
-	failed, _, out, err := d.test(ctx, work, "./"+path.Dir(m.File))
-	switch {
-	case err != nil:
-		r.Status, r.Detail = errStatus, err.Error()
-	case failed:
-		r.Status, r.Detail = testKill, out
+	if r.Status == survived && d.schema != nil {
+		d.alone(ctx, work, m, &r)
 	}
 	return r
+}
+
+// alone builds mutant m by itself into work and reports true when that settles it: it does
+// not build (invalid) or its binary is the unmutated one's (equivalent).
+func (d *driver) alone(ctx context.Context, work string, m mutate.Mutant, r *result) bool {
+	src := filepath.Join(work, filepath.Base(m.File))
+	if err := os.WriteFile(src, m.Source, 0o644); err != nil {
+		r.Status, r.Detail = errStatus, err.Error()
+		return true
+	}
+	target := filepath.Join(d.dir, filepath.FromSlash(m.File))
+	sum, out, err := d.build(ctx, work, map[string]string{target: src})
+	switch {
+	case err != nil:
+		r.Status, r.Detail = invalid, out
+		return true
+	case sum == d.base:
+		r.Status, r.Detail = equiv, "the binary is identical to the unmutated build"
+		return true
+	}
+	return false
 }

@@ -32,6 +32,10 @@
 //
 // A function whose doc comment has a line "mutate:skip" yields no mutant.
 //
+// [Schemata] lays a whole set of mutants over their files at once, for one build that runs
+// any one of them (selected by [EnvVar] at run time) or none: for every mutant selected, the
+// build behaves as that mutant built alone, and with none selected as the unmutated code.
+//
 // A mutant's ID is file:line:col:kind, the file relative to the module and the position that
 // of the changed token in the original file, so an edit above a mutation point renames it.
 package mutate
