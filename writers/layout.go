@@ -160,12 +160,17 @@ func decodeTlog(body []byte) ([]int64, error) {
 // encodeList is the shared shape of translog and segment metadata: a magic line, the origin,
 // then one referenced key per line.
 func encodeList(magic string, o origin, keys []string) []byte {
-	var b strings.Builder
-	b.WriteString(magic + "\n" + o.line() + "\n")
+	head := o.line()
+	n := len(magic) + len(head) + 2 + len(keys)*len("ref=\n")
 	for _, k := range keys {
-		b.WriteString("ref=" + k + "\n")
+		n += len(k)
 	}
-	return []byte(b.String())
+	b := make([]byte, 0, n) // a long lineage is encoded at every sync: one allocation
+	b = append(append(append(append(b, magic...), '\n'), head...), '\n')
+	for _, k := range keys {
+		b = append(append(append(b, "ref="...), k...), '\n')
+	}
+	return b
 }
 
 func decodeList(magic string, body []byte) ([]string, error) {

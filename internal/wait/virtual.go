@@ -160,8 +160,8 @@ func (tl *timeline) stop(t *vtimer) bool {
 	return was
 }
 
-// While goroutines still run, the driver yields spinPolls times, then sleeps pollGap of real
-// time between polls.
+// While goroutines still run, the driver yields spinPolls times, then naps pollGap of real
+// time between polls (a system call's nap: time.Sleep would take a millisecond).
 const (
 	spinPolls = 64
 	pollGap   = 50 * time.Microsecond
@@ -185,7 +185,7 @@ func (d *driver) drive() {
 			// Most instants end within microseconds: yield first, sleep only when the work
 			// at this instant takes longer.
 			if busy++; busy > spinPolls {
-				time.Sleep(pollGap)
+				nap(pollGap)
 			} else {
 				runtime.Gosched()
 			}
