@@ -22,6 +22,7 @@ var handlers = map[scenarios.Action]func(ctx context.Context, cr *cellRun, st sc
 		if w := cr.writer(st.Params.Writer); w != nil {
 			cr.open(st, faults.FuncFault(st.FaultName(), faults.Protocol,
 				func() error { w.Pause(); return nil }, func() error { w.Resume(); return nil }))
+			cr.pausedAtStart(st.Params.Writer)
 		}
 	},
 	scenarios.Crash: func(_ context.Context, cr *cellRun, st scenarios.Step) {

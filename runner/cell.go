@@ -162,6 +162,11 @@ type cellRun struct {
 	trafficEnd time.Duration
 	arrived    map[int]bool // event-triggered steps whose event came
 	trace      outcome.Trace
+	// starting holds the primaries whose initial promotion is under way, startHeld is closed
+	// when one of them is paused (promoteInitial).
+	starting  map[string]bool
+	startHeld chan struct{}
+	startLate bool // the plan started before the initial promotions ended
 }
 
 func (cr *cellRun) fail(err error) {
@@ -215,20 +220,8 @@ func (cr *cellRun) run(ctx context.Context) error {
 	cancelSub := cr.cluster.Bus().Subscribe(func(s writers.Signal) { cr.onSignal(ctx, s) })
 	defer cancelSub()
 
-	for _, w := range sc.Writers {
-		if w.Role == "primary" {
-			wr := cr.cluster.Writer(w.ID)
-			if err := wr.Promote(ctx, w.Term); err != nil {
-				// A step that crashed the writer mid-promotion, a rival that fenced it, or a
-				// fault that kept the store from answering makes the failure an outcome the
-				// checker judges; anything else is the bench's.
-				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) &&
-					!fence.IsRetryable(err) && !errors.Is(err, store.ErrAmbiguous) && !errors.Is(err, store.ErrConflict) {
-					return harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
-				}
-				cr.log.Debug("initial promotion ended by a step", "writer", w.ID, "err", err)
-			}
-		}
+	if err := cr.promoteInitial(ctx); err != nil {
+		return err
 	}
 	var traffic *writers.Traffic
 	if sc.Traffic.Clients > 0 && sc.Traffic.Rate > 0 {
@@ -242,6 +235,87 @@ func (cr *cellRun) run(ctx context.Context) error {
 	cr.follow(ctx, plan)
 
 	return cr.finish(ctx, cancel, traffic)
+}
+
+// promoteInitial promotes the scenario's primaries, one after another, and returns once they
+// are promoted or once a step fired by their promotion's own events paused one of them: its
+// promotion then waits at the writer's gate for the step that resumes it, which only the
+// plan can run, so the plan starts while the promotions go on in the background (a harness
+// error found there ends the cell as one). Before, such a schedule stood still until the
+// cell's deadline.
+func (cr *cellRun) promoteInitial(ctx context.Context) error {
+	sc := cr.c.Scenario
+	held := make(chan struct{})
+	cr.mu.Lock()
+	cr.starting, cr.startHeld = map[string]bool{}, held
+	for _, w := range sc.Writers {
+		cr.starting[w.ID] = w.Role == "primary"
+	}
+	cr.mu.Unlock()
+	defer func() {
+		cr.mu.Lock()
+		cr.starting = nil
+		cr.mu.Unlock()
+	}()
+	done := make(chan error, 1)
+	cr.background(func() {
+		var first error
+		for _, w := range sc.Writers {
+			if w.Role != "primary" {
+				continue
+			}
+			wr := cr.cluster.Writer(w.ID)
+			if err := wr.Promote(ctx, w.Term); err != nil {
+				// A step that crashed the writer mid-promotion, a rival that fenced it, or a
+				// fault that kept the store from answering makes the failure an outcome the
+				// checker judges; anything else is the bench's.
+				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) &&
+					!fence.IsRetryable(err) && !errors.Is(err, store.ErrAmbiguous) && !errors.Is(err, store.ErrConflict) &&
+					ctx.Err() == nil && first == nil {
+					first = harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
+				}
+				cr.log.Debug("initial promotion ended by a step", "writer", w.ID, "err", err)
+			}
+			cr.mu.Lock()
+			delete(cr.starting, w.ID)
+			cr.mu.Unlock()
+		}
+		cr.mu.Lock()
+		late := cr.startLate
+		if !late {
+			done <- first
+		}
+		cr.mu.Unlock()
+		if late && first != nil {
+			cr.fail(first) // the plan already started: the cell ends as a harness error
+		}
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-held:
+		cr.log.Debug("an initial promotion is held by a paused writer; the plan starts beside it")
+		cr.mu.Lock()
+		cr.startLate = true
+		cr.mu.Unlock()
+		select {
+		case err := <-done: // the promotions ended meanwhile
+			return err
+		default:
+			return nil
+		}
+	}
+}
+
+// pausedAtStart notes that writer id was paused; a pause of a primary still in its initial
+// promotion lets the plan start (promoteInitial).
+func (cr *cellRun) pausedAtStart(id string) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.starting[id] && cr.startHeld != nil {
+		close(cr.startHeld)
+		cr.startHeld = nil
+	}
 }
 
 // start builds the cell's recorder, fault paths and writers (with their clients over their
