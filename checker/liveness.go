@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -13,6 +15,26 @@ type livenessJudge struct {
 	*index
 	// first is, per writer, when it first acted (its first event other than a client op).
 	first map[string]time.Duration
+	// writes are, per writer whose store calls the history does not record (a system's node),
+	// its write requests in the ledger, in arrival order: they stand for its syncs and CAS
+	// steps, which such a history does not have either.
+	writes map[string][]history.LedgerEntry
+}
+
+// ledgerWrites collects the write requests of the ledger by the Expect's LedgerActors: a
+// system's nodes, whose store calls only their fault paths see.
+func (x *livenessJudge) ledgerWrites() map[string][]history.LedgerEntry {
+	out := map[string][]history.LedgerEntry{}
+	for _, l := range x.in.Ledger {
+		if !slices.Contains(x.in.Expect.LedgerActors, l.Writer) || (l.Method != "PUT" && l.Method != "POST" && l.Method != "DELETE") {
+			continue
+		}
+		out[l.Writer] = append(out[l.Writer], l)
+	}
+	for _, ls := range out {
+		slices.SortStableFunc(ls, func(a, b history.LedgerEntry) int { return cmp.Compare(a.Time, b.Time) })
+	}
+	return out
 }
 
 // stuckSyncs is how many trailing ambiguous syncs without an ack make a writer "stuck".
@@ -78,6 +100,7 @@ func (x *livenessJudge) firstSeen() map[string]time.Duration {
 func (x *livenessJudge) liveness() Liveness {
 	var lv Liveness
 	x.first = x.firstSeen()
+	x.writes = x.ledgerWrites()
 	fencedWriters := x.fenceDelays(&lv)
 	lv.Zombies = x.zombies(fencedWriters)
 	lv.Stuck = x.stuck()
@@ -113,9 +136,16 @@ func (x *livenessJudge) fenceDelays(lv *Liveness) map[string]bool {
 	return fencedWriters
 }
 
-// firstActionAfter is the invoke time of w's first sync, CAS or claim invoked at or after t.
+// firstActionAfter is the invoke time of w's first sync, CAS or claim invoked at or after t
+// (for a system's node: its first write request that arrived at or after t, or claim).
 func (x *livenessJudge) firstActionAfter(w string, t time.Duration) (time.Duration, bool) {
 	best, found := time.Duration(0), false
+	for _, l := range x.writes[w] {
+		if l.Time >= t {
+			best, found = l.Time, true
+			break
+		}
+	}
 	for _, list := range [][]int32{x.syncs, x.cas, x.claims} {
 		for _, p := range list {
 			if e := &x.ev[p]; e.Writer == w && e.Invoke >= t && (!found || e.Invoke < best) {
@@ -129,6 +159,11 @@ func (x *livenessJudge) firstActionAfter(w string, t time.Duration) (time.Durati
 // attempts counts w's syncs and CAS steps invoked in [from, to].
 func (x *livenessJudge) attempts(w string, from, to time.Duration) int {
 	n := 0
+	for _, l := range x.writes[w] {
+		if l.Time >= from && l.Time <= to {
+			n++
+		}
+	}
 	for _, list := range [][]int32{x.syncs, x.cas} {
 		for _, p := range list {
 			if e := &x.ev[p]; e.Writer == w && e.Invoke >= from && e.Invoke <= to {
@@ -153,9 +188,12 @@ func (x *livenessJudge) zombies(fencedWriters map[string]bool) []Zombie {
 	lastActive := map[string]time.Duration{}
 	termOf := map[string]int64{}
 	var order []string
-	for _, list := range [][]int32{x.syncs, x.cas, x.acks} {
+	for li, list := range [][]int32{x.syncs, x.cas, x.acks, x.claims} {
 		for _, p := range list {
 			e := &x.ev[p]
+			if li == 3 && (x.writes[e.Writer] == nil || e.Outcome != history.OK) {
+				continue // a claim counts only for a system's node, whose term it declares
+			}
 			if _, ok := lastActive[e.Writer]; !ok {
 				order = append(order, e.Writer)
 			}
@@ -163,6 +201,12 @@ func (x *livenessJudge) zombies(fencedWriters map[string]bool) []Zombie {
 			if e.Term > termOf[e.Writer] {
 				termOf[e.Writer] = e.Term
 			}
+		}
+	}
+	// A system's node is active while its write requests arrive.
+	for w, ls := range x.writes {
+		if _, ok := lastActive[w]; ok {
+			lastActive[w] = max(lastActive[w], ls[len(ls)-1].Time)
 		}
 	}
 	for _, w := range order {

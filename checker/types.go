@@ -173,6 +173,10 @@ type Expect struct {
 	// (HandoffResolves, TimeToFence) is then inconclusive. Safety invariants are judged alike
 	// at any lag.
 	Lag time.Duration `json:"lag,omitempty"`
+	// LedgerActors names the writers whose store calls the history does not record (a
+	// system's nodes): their write requests in the ledger stand for their syncs and CAS
+	// steps, so TimeToFence can see such a writer keep acting after it was superseded.
+	LedgerActors []string `json:"ledger_actors,omitempty"`
 }
 
 // Result is Check's judgement.

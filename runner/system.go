@@ -1002,6 +1002,9 @@ func (sc *sysCell) expect(trafficEnd time.Duration) checker.Expect {
 	s := sc.c.Scenario
 	e := checker.Expect{MinAcked: s.Expect.MinAcked, MaxTimeToFence: s.Expect.MaxTimeToFence, Serving: s.Expect.Serving,
 		TrafficEnd: trafficEnd}
+	for _, w := range s.Writers {
+		e.LedgerActors = append(e.LedgerActors, w.ID) // a node's store calls are only in its path's ledger
+	}
 	for _, st := range s.Steps {
 		if m := sc.missed(st); m != "" && st.Spec().Moves {
 			e.Unrun = append(e.Unrun, fmt.Sprintf("steps[%d] (%s): %s", st.Index, st.Action, m))

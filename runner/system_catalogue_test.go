@@ -75,3 +75,20 @@ func TestSystemCatalogueKillsThroughTheBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemTimeToFenceThroughTheBoundary: missing-key-404 judges TimeToFence, which for a
+// system reads the nodes' write requests in their paths' ledgers: the correct protocol passes
+// it, and 404-is-retryable (a superseded copy that retries its vanished fence instead of
+// standing down) is killed by it through the process boundary.
+func TestSystemTimeToFenceThroughTheBoundary(t *testing.T) {
+	sc := catalogueScenario(t, "missing-key-404")
+	sum, err := runSys(t, SystemOptions{Launcher: procSystem(t)}, sc)
+	if c := cellOf(t, sum, err); c.Verdict != checker.Pass {
+		t.Errorf("correct protocol: %s %s %v", c.Verdict, c.Error, c.Result.Reasons)
+	}
+	kill := killOf(t, sc, fence.NotFoundIsRetryable)
+	sum, err = runSys(t, SystemOptions{Launcher: procSystem(t, "--variant", string(fence.NotFoundIsRetryable)), Kill: true, Violates: kill.Violates}, sc)
+	if c := cellOf(t, sum, err); c.Verdict != checker.Pass {
+		t.Errorf("404-is-retryable survived: %s %s %v", c.Verdict, c.Error, c.Result.Reasons)
+	}
+}
