@@ -97,22 +97,30 @@ func RunSystem(ctx context.Context, scs []*scenarios.Scenario, opts Options, so 
 	}
 	sum := &outcome.Summary{RunID: opts.RunID, Dir: dir, Started: started, Store: e.Info(), Prefix: opts.Prefix,
 		Command: opts.Command, Version: opts.BenchVersion, Preflight: &outcome.Preflight{}}
-	for _, c := range Cells(scs, "", false, opts.Seed, DrawSeed) {
+	// Cells run Options.Jobs at a time, each with its own nodes, fault paths and prefix (a
+	// system cannot take a step on the store itself, so none has to run alone).
+	cells := Cells(scs, "", false, opts.Seed, DrawSeed)
+	results := make([]*outcome.CellResult, len(cells))
+	p := &progress{fn: opts.Progress, total: len(cells)}
+	sem := make(chan struct{}, max(opts.Jobs, 1))
+	var wg sync.WaitGroup
+	for i, c := range cells {
 		c.Variant = ""
-		if ctx.Err() != nil {
-			sum.Cells = append(sum.Cells, &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Seed: c.Seed,
-				Verdict: checker.Error, Error: "run interrupted before this cell started"})
-			continue
-		}
-		if opts.Progress != nil {
-			opts.Progress(len(sum.Cells), len(scs), c.ID(), "")
-		}
-		res := r.systemCell(ctx, c, so, hello)
-		sum.Cells = append(sum.Cells, res)
-		if opts.Progress != nil {
-			opts.Progress(len(sum.Cells), len(scs), c.ID(), res.Verdict)
-		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				results[i] = &outcome.CellResult{ID: c.ID(), Scenario: c.Scenario.Name, Seed: c.Seed,
+					Verdict: checker.Error, Error: "run interrupted before this cell started"}
+				return
+			}
+			p.report(c.ID(), "")
+			results[i] = r.systemCell(ctx, c, so, hello)
+			p.report(c.ID(), results[i].Verdict)
+		})
 	}
+	wg.Wait()
+	sum.Cells = append(sum.Cells, results...)
 	sum.Duration = time.Since(started)
 	if err := writeJSON(filepath.Join(dir, "run.json"), sum); err != nil {
 		return sum, err

@@ -37,7 +37,8 @@ func killOf(t *testing.T, sc *scenarios.Scenario, variant fence.Variant) *scenar
 var fencelogHello = system.Hello{Name: "fencebench-fence", Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}
 
 // TestSystemCatalogueThroughTheBoundary: shipped scenarios, unchanged, run against the bench's
-// own protocol as processes: each passes with the correct protocol.
+// own protocol as processes, three cells side by side (each its own nodes, paths and
+// prefix): each passes with the correct protocol, and the cells did overlap.
 func TestSystemCatalogueThroughTheBoundary(t *testing.T) {
 	var scs []*scenarios.Scenario
 	for _, name := range []string{"lost-cas-response", "partial-sweep", "stale-grant"} {
@@ -47,14 +48,25 @@ func TestSystemCatalogueThroughTheBoundary(t *testing.T) {
 		}
 		scs = append(scs, sc)
 	}
-	sum, err := runSys(t, SystemOptions{Launcher: procSystem(t)}, scs...)
+	sum, err := runSysJobs(t, 3, SystemOptions{Launcher: procSystem(t)}, scs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range sum.Cells {
+	if len(sum.Cells) != len(scs) {
+		t.Fatalf("%d cells for %d scenarios", len(sum.Cells), len(scs))
+	}
+	for i, c := range sum.Cells {
 		if c.Verdict != checker.Pass {
 			t.Errorf("%s: %s %s %v", c.ID, c.Verdict, c.Error, c.Result.Reasons)
 		}
+		if c.Scenario != scs[i].Name {
+			t.Errorf("cell %d is %s, want %s: results out of the plan's order", i, c.Scenario, scs[i].Name)
+		}
+	}
+	a, b := sum.Cells[0], sum.Cells[1]
+	if !a.Started.Before(b.Started.Add(b.Duration)) || !b.Started.Before(a.Started.Add(a.Duration)) {
+		t.Errorf("cells ran one after another (%s at %v for %v, %s at %v for %v), want side by side",
+			a.ID, a.Started, a.Duration, b.ID, b.Started, b.Duration)
 	}
 }
 

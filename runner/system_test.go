@@ -104,9 +104,15 @@ func sysScenario(t *testing.T, yaml string) *scenarios.Scenario {
 
 func runSys(t *testing.T, so SystemOptions, scs ...*scenarios.Scenario) (*outcome.Summary, error) {
 	t.Helper()
+	return runSysJobs(t, 1, so, scs...)
+}
+
+// runSysJobs is runSys with jobs cells side by side.
+func runSysJobs(t *testing.T, jobs int, so SystemOptions, scs ...*scenarios.Scenario) (*outcome.Summary, error) {
+	t.Helper()
 	e := env.Local{Local: testenv.MinIO(t)}
 	sum, err := RunSystem(context.Background(), scs, Options{Out: t.TempDir(), Env: e, Prefix: testenv.Prefix(t),
-		NoReports: true, Seed: 1}, so)
+		NoReports: true, Seed: 1, Jobs: jobs}, so)
 	if pids := system.Running(); len(pids) > 0 {
 		t.Errorf("node processes left running after the run: %v", pids)
 	}
