@@ -36,6 +36,7 @@ var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sHeldFenceRead:      (*gen).heldFenceRead,
 	sHandoffResolves:    (*gen).handoffResolves,
 	sHeldMetadata:       (*gen).heldMetadata,
+	sStalledWrite:       (*gen).stalledWrite,
 }
 
 // maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.

@@ -150,3 +150,27 @@ func (g *gen) heldMetadata() []scenarios.Step {
 	// The upload leaves at the incumbent's next sync, within a sync interval of the rule.
 	return []scenarios.Step{rule, g.later(rule, scenarios.Promote, g.promoteNow(w, g.c.newTerm(), false), g.ms(150, 350))}
 }
+
+// sStalledWrite: after the owner's k-th acknowledgement its next writes are held in flight,
+// and a moment later the owner itself freezes for a second or more, while the writes stay
+// held a second or more past its waking: a lease or election the owner's freeze outlasts
+// lets another node take over, and the held writes land after it did. Both steps wait for
+// the owner's own acknowledgements, so the race is pinned by the protocol, not by the
+// machine's speed. Drawn only for a system that elects its owner itself and whose nodes can
+// be paused (its owner is the schedule's first primary).
+const sStalledWrite = "stalled-write"
+
+func (g *gen) stalledWrite() []scenarios.Step {
+	w := g.c.primary
+	k := 3 + g.r.IntN(10)
+	freeze := g.ms(1000, 3000)
+	hold := freeze + g.ms(1000, 3000)
+	g.rules++
+	r := faults.Rule{Name: fmt.Sprintf("stall-writes-%d", g.rules), Method: "PUT", Key: "*", Nth: 1, Count: 3,
+		Action: faults.Delay, Delay: hold}
+	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}, Trigger: scenarios.TriggerAfter,
+		After: &scenarios.EventTrigger{Writer: w, Event: history.SigAcked, Count: k}}
+	pause := scenarios.Step{Action: scenarios.Pause, Params: scenarios.Params{Writer: w}, For: freeze, Trigger: scenarios.TriggerAfter,
+		After: &scenarios.EventTrigger{Writer: w, Event: history.SigAcked, Count: k, Delay: g.ms(50, 300)}}
+	return []scenarios.Step{rule, pause}
+}

@@ -39,13 +39,15 @@ func (l *Limits) kinds() []string {
 }
 
 // shapes are the shapes whose steps a system takes: the fence objects' request rules with
-// promotions.
+// promotions, or for a self-electing system whose nodes pause, its owner's stalled writes.
 func (l *Limits) shapes() []string {
 	switch {
 	case l.Promote && l.Twin:
 		return []string{sFailedSweep, sTwinContest, sHeldFenceRead}
 	case l.Promote:
 		return []string{sFailedSweep}
+	case l.Pause:
+		return []string{sStalledWrite} // a self-electing system: its own lease or election decides
 	}
 	return nil
 }

@@ -134,3 +134,45 @@ func TestGenerateWithoutLimitsIsUnchanged(t *testing.T) {
 		t.Fatalf("the schedules of seeds 1 to 400 changed: digest %s, want %s", got, want)
 	}
 }
+
+// TestStalledWriteForASelfElectingSystem: a system that elects its owner itself and whose
+// nodes pause draws the stalled-write shape in some of its schedules: the owner's next PUTs
+// held after its k-th acknowledgement, and the owner paused a moment later for a shorter
+// time than the hold, both pinned to that acknowledgement; a commanded system never draws it.
+func TestStalledWriteForASelfElectingSystem(t *testing.T) {
+	self := Limits{Pause: true, Events: systemEvents}
+	drawn := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		sc, err := Generate(seed, GenOptions{System: &self})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(sc.Description, "Shape: "+sStalledWrite+".") {
+			continue
+		}
+		drawn++
+		hold, pause := sc.Steps[0], sc.Steps[1]
+		if hold.Action != scenarios.HTTP || hold.Params.Rule.Method != "PUT" || pause.Action != scenarios.Pause ||
+			hold.After == nil || pause.After == nil || hold.After.Event != history.SigAcked || pause.After.Count != hold.After.Count ||
+			pause.After.Delay <= 0 || pause.Params.Writer != hold.Params.Writer {
+			t.Fatalf("seed %d: not a hold then a pause after one acknowledgement:\n%s", seed, sc.Raw)
+		}
+		if hold.Params.Rule.Delay <= pause.For+pause.After.Delay {
+			t.Fatalf("seed %d: the hold (%v) ends before the owner wakes (%v after the event)", seed,
+				hold.Params.Rule.Delay, pause.After.Delay+pause.For)
+		}
+	}
+	if drawn < 30 {
+		t.Errorf("stalled-write drawn in %d of 300 schedules of a self-electing system, want at least 30", drawn)
+	}
+	commanded := Limits{Promote: true, Pause: true, Events: systemEvents}
+	for seed := uint64(1); seed <= 300; seed++ {
+		sc, err := Generate(seed, GenOptions{System: &commanded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(sc.Description, sStalledWrite) {
+			t.Fatalf("seed %d: a commanded system drew stalled-write", seed)
+		}
+	}
+}
