@@ -89,7 +89,9 @@ func TestNestedRunsConcurrently(t *testing.T) {
 	if _, err := st.Put(context.Background(), base+"neighbour", []byte("untouched")); err != nil {
 		t.Fatal(err)
 	}
-	sc := quick(t, "nested", "2s")
+	// The first run lasts long enough for the second to start and be refused on a loaded machine
+	// (a 2s run ended, and released its marker, before a starved second run claimed).
+	sc := quick(t, "nested", "6s")
 	for _, tc := range []struct{ name, first, second string }{
 		{"parent-first", base + "nest/", base + "nest/b/"},
 		{"child-first", base + "par/c/", base + "par/"},
