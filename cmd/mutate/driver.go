@@ -222,6 +222,12 @@ func (d *driver) test(ctx context.Context, work, pkg string) (bool, bool, string
 	args := append(append([]string{}, d.c.test[1:]...), "-overlay", filepath.Join(work, "overlay.json"), pkg)
 	cmd := exec.CommandContext(ctx, d.c.test[0], args...)
 	cmd.Dir = d.dir
+	return runTests(ctx, cmd)
+}
+
+// runTests runs a test command whose context ends at the tests' timeout, and returns whether
+// they failed, whether they outlived the timeout, and what failed.
+func runTests(ctx context.Context, cmd *exec.Cmd) (bool, bool, string, error) {
 	cmd.WaitDelay = 10 * time.Second
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -223,18 +222,7 @@ func (d *driver) testSchema(ctx context.Context, p string, n int) (bool, bool, s
 	cmd := exec.CommandContext(ctx, bin, d.schema.run...)
 	cmd.Dir = filepath.Join(d.dir, filepath.FromSlash(p))
 	cmd.Env = mutantEnv(n)
-	cmd.WaitDelay = 10 * time.Second
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err := cmd.Run()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return true, true, tail(buf.String()), nil
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return false, false, "", err
-	}
-	return err != nil, false, firstFailure(buf.String()), nil
+	return runTests(ctx, cmd)
 }
 
 // pkgKey is how the test binaries are keyed: a package directory, cleaned and slash-separated.
