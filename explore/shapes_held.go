@@ -22,12 +22,21 @@ import (
 // overtaken before it returns. A higher term is then seen by that listing (the claim
 // withdraws); a twin is not (the claim returns after the twin took the object over,
 // re-adopted it and acknowledged, and only the reader's own re-adoption finds it lost).
+//
+// In another third the hold falls on the listing that finds the keys to sweep: the claim has
+// created its object and stalls before its sweep, so a higher term that claims meanwhile
+// finds two lower terms alive, the incumbent's (still acknowledging) and the stalled one's,
+// and must sweep both: a sweep that takes only the term just below its own leaves the
+// incumbent acknowledging under the new term's feet.
 const sHeldFenceRead = "held-fence-read"
 
-// claimListing is the claim's final listing of the fence keys among a promoted standby's
-// listings: the first refuses a higher term, the second finds the keys to sweep, the third
-// re-checks both after the verifying read.
-const claimListing = 3
+// sweepListing and claimListing are the claim's listings of the fence keys among a promoted
+// standby's listings: the first refuses a higher term, the second (sweepListing) finds the
+// keys to sweep, the third (claimListing) re-checks both after the verifying read.
+const (
+	sweepListing = 2
+	claimListing = 3
+)
 
 // heldFenceRead needs two standbys: the reader whose read is held and the one that overtakes it.
 func (g *gen) heldFenceRead() []scenarios.Step {
@@ -47,17 +56,25 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("hold-fence-read-%d", g.rules), Method: "GET", Key: "*fence__?*",
 		Nth: nth, Count: 1, Action: faults.Delay, Delay: hold}
-	if nth == 1 && g.stalls.IntN(3) == 0 {
+	if nth == 1 {
 		// The listing is matched on the prefix it lists, which names no term.
-		r.Name, r.Key, r.Nth = fmt.Sprintf("hold-final-listing-%d", g.rules), "*fence__", claimListing
+		switch g.stalls.IntN(3) {
+		case 0:
+			r.Name, r.Key, r.Nth = fmt.Sprintf("hold-final-listing-%d", g.rules), "*fence__", claimListing
+		case 1:
+			// A twin sweeps nothing: the claim stalled before its sweep is overtaken by a
+			// higher term.
+			r.Name, r.Key, r.Nth = fmt.Sprintf("hold-sweep-listing-%d", g.rules), "*fence__", sweepListing
+			twin = false
+		}
 	}
 	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
 	term := g.c.newTerm()
 	first := g.later(rule, scenarios.Promote, g.promoteNow(w, term, false), 0)
 	var overtake scenarios.Step
-	if r.Nth != 2 {
-		// The verifying read (or the listing after it) is part of the promotion, so the
+	if nth != 2 {
+		// The verifying read (or a listing around it) is part of the promotion, so the
 		// reader's history.SigPromoted comes only after the hold: the overtaking promotion is timed
 		// from the reader's own start.
 		pr := g.promoteNow(other, g.c.newTerm(), false)

@@ -119,9 +119,10 @@ func TestGenerateForASystemRefusedByItsCheck(t *testing.T) {
 
 // TestGenerateWithoutLimitsIsUnchanged: the limits' hooks leave the simulated copies'
 // schedules exactly as they were drawn before them (their seeds are shared in bug reports):
-// the digest of 400 seeds' YAML, taken before the hooks were added.
+// the digest of 400 seeds' YAML, taken before the hooks were added and taken again only when
+// a change of the generator's own draws is meant (the held sweep listing of held-fence-read).
 func TestGenerateWithoutLimitsIsUnchanged(t *testing.T) {
-	const want = "220325059e8c089caeda10cd840923e57eb24e283d46872277991f998d7d51d0"
+	const want = "b7c2ce65413d223806b08cf66bd006f8539bea9662933c5141fbf6f6bea4fd43"
 	h := sha256.New()
 	for seed := uint64(1); seed <= 400; seed++ {
 		sc, err := Generate(seed, GenOptions{Drives: seed%3 == 0})
