@@ -19,11 +19,15 @@ type dice struct {
 	// (the restore read's or the hydration's first request) rather than the file: its own
 	// stream, for the same reason.
 	listings *rand.Rand
+	// pairs draws whether a schedule's request rule gets a twin on the other side of the
+	// same kind of file (see pairRule), and which: its own stream, for the same reason.
+	pairs *rand.Rand
 }
 
 func newDice(seed uint64) *dice {
 	return &dice{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
-		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed))}
+		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
+		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed))}
 }
 
 // enable draws a weight table over names: each with probability one half, at a weight of 1

@@ -161,10 +161,12 @@ func (g *gen) scenario() *scenarios.Scenario {
 	if rf, ok := g.readFault(g.steps); ok && len(g.steps) < maxSteps {
 		g.steps = append(g.steps, rf)
 	}
+	sc.Steps = g.steps
+	g.pair(sc)
+	g.steps = sc.Steps
 	for i := range g.steps {
 		g.steps[i].Index = i
 	}
-	sc.Steps = g.steps
 	for _, st := range g.steps {
 		if st.Spec().Store {
 			sc.Store.Drives = 4
@@ -173,6 +175,19 @@ func (g *gen) scenario() *scenarios.Scenario {
 	sc.Store.AllowUnenforced = g.strip
 	sc.Description = g.describe()
 	return sc
+}
+
+// pair gives one schedule in three with a request rule a second rule whose window meets the
+// first: the same trigger on the other side of the same kind of file (an upload and its
+// read-back, a listing and the writes into what it lists), half the time with a crash of the
+// writer before its next sync (pairRule). Two coordinated faults are a draw of their own, not
+// only something guided exploration may stumble on. A shape that is the whole schedule and a
+// system's schedule (whose capabilities a crash may exceed) are left as drawn.
+func (g *gen) pair(sc *scenarios.Scenario) {
+	if g.sole || g.o.System != nil || g.pairs.IntN(3) != 0 {
+		return
+	}
+	pairRule(sc, g.pairs, g.seed, g.o)
 }
 
 // cleanKinds are the kinds a clean schedule draws: protocol steps only, no fault on a path.

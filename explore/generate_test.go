@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -244,9 +246,10 @@ func TestGenerateListingHoldLeavesTheRestOfTheSeed(t *testing.T) {
 	held := 0
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
+		g.pairs = rand.New(never{}) // a pair copies the rule it twins: TestGeneratePairs
 		sc := g.scenario()
 		was := newGen(seed, GenOptions{}.normalized())
-		was.stalls = rand.New(never{})
+		was.stalls, was.pairs = rand.New(never{}), rand.New(never{})
 		before := was.scenario()
 		if len(sc.Steps) != len(before.Steps) {
 			t.Fatalf("seed %d: %d steps, %d without the listing hold", seed, len(sc.Steps), len(before.Steps))
@@ -295,7 +298,7 @@ func TestGenerateReadFaults(t *testing.T) {
 		}
 		var rf *scenarios.Step
 		for i, st := range sc.Steps {
-			if st.Action == scenarios.HTTP && strings.Contains(st.Params.Rule.Name, "-first-") {
+			if st.Action == scenarios.HTTP && strings.Contains(st.Params.Rule.Name, "-first-") && !strings.Contains(st.Params.Rule.Name, "-pair") {
 				rf = &sc.Steps[i]
 			}
 		}
@@ -326,4 +329,68 @@ func TestGenerateReadFaults(t *testing.T) {
 			t.Errorf("only %d of 2000 schedules fault the first reads of %s", n, k)
 		}
 	}
+}
+
+// One schedule in three with a request rule gets a second rule whose window meets it: the same
+// writer and trigger, the other method on the same kind of file (a listing's twin writes into
+// the prefix it lists), firing at the first request it matches; some of them crash the writer
+// right after. The pair is drawn from a stream of its own: without it the schedule is the one
+// the seed drew before, step for step.
+func TestGeneratePairs(t *testing.T) {
+	pairs, crashes := 0, 0
+	for seed := uint64(1); seed <= 2000; seed++ {
+		sc := newGen(seed, GenOptions{}.normalized()).scenario()
+		was := newGen(seed, GenOptions{}.normalized())
+		was.pairs = rand.New(never{})
+		before := was.scenario()
+		if len(sc.Steps) == len(before.Steps) {
+			continue
+		}
+		pairs++
+		if n := len(sc.Steps) - len(before.Steps); n > 2 {
+			t.Fatalf("seed %d: a pair added %d steps", seed, n)
+		}
+		for i := range before.Steps {
+			if !reflect.DeepEqual(sc.Steps[i], before.Steps[i]) {
+				t.Fatalf("seed %d: step %d changed with the pair:\n%+v\nwas\n%+v", seed, i, sc.Steps[i], before.Steps[i])
+			}
+		}
+		p := sc.Steps[len(before.Steps)]
+		r := p.Params.Rule
+		if p.Action != scenarios.HTTP || !strings.Contains(r.Name, "-pair") || r.Nth != 1 || r.Count < 1 || r.Count > 2 {
+			t.Fatalf("seed %d: the pair is %+v", seed, p)
+		}
+		twinned := slices.ContainsFunc(before.Steps, func(o scenarios.Step) bool {
+			or := o.Params.Rule
+			return o.Action == scenarios.HTTP && o.Params.Writer == p.Params.Writer && o.Trigger == p.Trigger &&
+				o.At == p.At && reflect.DeepEqual(o.After, p.After) && !strings.EqualFold(or.Method, r.Method) &&
+				strings.HasPrefix(r.Name, or.Name+"-pair") && strings.HasPrefix(r.Key, or.Key)
+		})
+		if !twinned {
+			t.Fatalf("seed %d: the pair %+v twins no rule of the schedule:\n%s", seed, r, sc.Raw)
+		}
+		if len(sc.Steps) == len(before.Steps)+2 {
+			c := sc.Steps[len(sc.Steps)-1]
+			if c.Action != scenarios.Crash || c.Params.Writer != p.Params.Writer {
+				t.Fatalf("seed %d: after the pair %+v", seed, c)
+			}
+			crashes++
+		}
+		if _, err := scenarios.Parse("pair.yaml", mustMarshal(t, sc), scenarios.Options{Variants: variantNames()}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if pairs < 150 || crashes < pairs/5 {
+		t.Fatalf("%d of 2000 schedules drew a pair, %d of them with a crash after", pairs, crashes)
+	}
+	t.Logf("%d of 2000 schedules drew a pair, %d with a crash after", pairs, crashes)
+}
+
+func mustMarshal(t *testing.T, sc *scenarios.Scenario) []byte {
+	t.Helper()
+	data, err := scenarios.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
