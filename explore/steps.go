@@ -228,6 +228,12 @@ func (g *gen) relocate(int) ([]scenarios.Step, bool) {
 	pr := scenarios.Params{Writer: src, Target: dst,
 		AbortAt:     draw(g.dice, []history.AbortPoint{history.AbortNone, history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks}),
 		LoseHandoff: g.chance(0.3)}
+	if g.o.System != nil {
+		// A system's relocation is the bench's relocate, then a promotion of the target at a
+		// new term: the simulated copies' abort and lost handoff are theirs alone.
+		pr.AbortAt, pr.LoseHandoff = history.AbortNone, false
+		g.c.newTerm()
+	}
 	st := g.step(scenarios.Relocate, pr)
 	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone)
 	return []scenarios.Step{st}, true

@@ -17,6 +17,9 @@ type Limits struct {
 	// Promote allows promote steps and crash restarts (a restart promotes the new
 	// incarnation); Twin a promotion at a term another copy holds; Pause pause steps.
 	Promote, Twin, Pause bool
+	// Relocate allows relocation steps (relocate to the source, then promote of the target),
+	// without the simulated copies' own handoff parameters.
+	Relocate bool
 	// Events are the events a step may wait for.
 	Events []history.SignalKind
 	// Check refuses a scenario the system cannot run (the runner's validation for the
@@ -34,6 +37,9 @@ func (l *Limits) kinds() []string {
 	}
 	if l.Pause {
 		out = append(out, kPause)
+	}
+	if l.Relocate && l.Promote {
+		out = append(out, kRelocate)
 	}
 	return out
 }
@@ -83,6 +89,14 @@ func (l *Limits) refuses(st scenarios.Step) string {
 		}
 		if st.Params.Twin && !l.Twin {
 			return "the system takes no promotion at a held term"
+		}
+	case scenarios.Relocate:
+		pr := st.Params
+		if !l.Relocate || !l.Promote {
+			return "the system takes no relocation"
+		}
+		if pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.Prehydrate {
+			return "a system's relocation has no abort, lost handoff or prehydration"
 		}
 	case scenarios.Pause, scenarios.Resume:
 		if !l.Pause {

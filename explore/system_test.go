@@ -27,6 +27,9 @@ func allowedFor(l Limits) []scenarios.Action {
 	if l.Pause {
 		out = append(out, scenarios.Pause, scenarios.Resume)
 	}
+	if l.Relocate && l.Promote {
+		out = append(out, scenarios.Relocate)
+	}
 	return out
 }
 
@@ -38,6 +41,9 @@ func checkForSystem(l Limits, sc *scenarios.Scenario) error {
 	for _, st := range sc.Steps {
 		if !slices.Contains(allowed, st.Action) {
 			return fmt.Errorf("steps[%d]: %s", st.Index, st.Action)
+		}
+		if pr := st.Params; st.Action == scenarios.Relocate && (pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.Prehydrate) {
+			return fmt.Errorf("steps[%d]: a relocation with the simulated copies' handoff parameters", st.Index)
 		}
 		if st.Action == scenarios.Promote && st.Params.Twin && !l.Twin {
 			return fmt.Errorf("steps[%d]: a twin promotion", st.Index)
@@ -55,7 +61,7 @@ func checkForSystem(l Limits, sc *scenarios.Scenario) error {
 // the kinds left still reach promotions, pauses, crashes with restarts and request rules.
 func TestGenerateForASystem(t *testing.T) {
 	cases := map[string]Limits{
-		"commanded":   {Promote: true, Twin: true, Pause: true},
+		"commanded":   {Promote: true, Twin: true, Pause: true, Relocate: true},
 		"no-takeover": {Promote: true},
 		"self-elect":  {Pause: true},
 	}

@@ -190,7 +190,11 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 			need(st.Pos, what+", which promotes the new incarnation", system.CapPromote)
 		case st.Action == scenarios.Relocate:
 			need(st.Pos, what, system.CapRelocate)
-			errs = append(errs, fmt.Sprintf("line %d: %s: relocating a system's node is not driven by the bench yet", st.Pos.Line, what))
+			need(st.Pos, what+", which promotes its target", system.CapPromote)
+			if pr := st.Params; pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.Prehydrate {
+				errs = append(errs, fmt.Sprintf("line %d: %s: abort, lose_handoff and prehydrate act on the simulated copies' own handoff; "+
+					"a system's relocation is relocate to the source, then promote of the target", st.Pos.Line, what))
+			}
 		case st.Action == scenarios.Pause || st.Action == scenarios.Resume:
 			if !pausable {
 				errs = append(errs, fmt.Sprintf("line %d: %s needs a node the bench can pause (a process: SIGSTOP); in-process nodes cannot be paused", st.Pos.Line, what))
@@ -685,6 +689,42 @@ func (sc *sysCell) promote(ctx context.Context, writer string, term int64) {
 	})
 }
 
+// relocate asks source to hand the shard to target at a term above every term seen, and once
+// source answered relocate_ok (it stood down) promotes target at that term: a cluster
+// manager's relocation, the nodes never talking to each other. The handoff is recorded as the
+// source's Handoff event (ok: it handed over, so HandoffResolves no longer counts it serving);
+// an error answer leaves the shard where it was and the target unpromoted.
+func (sc *sysCell) relocate(ctx context.Context, source, target string) {
+	n := sc.get(source)
+	if n == nil || sc.get(target) == nil {
+		sc.fail(fmt.Errorf("relocate: no node for writer %q or its target %q", source, target))
+		return
+	}
+	sc.mu.Lock()
+	term := sc.maxTerm + 1
+	sc.noteTerm(term)
+	sc.mu.Unlock()
+	sc.background(func() {
+		sp := sc.rec.Begin(history.Event{Kind: history.Handoff, Writer: source, Term: term, Detail: target})
+		err := n.h.Relocate(ctx, term, target)
+		switch {
+		case err == nil:
+			sp.End(history.OK, nil)
+			sc.mu.Lock()
+			if sc.primary == source {
+				sc.primary = ""
+			}
+			sc.mu.Unlock()
+			sc.promote(ctx, target, term)
+		case system.IsHarness(err):
+			sp.End(history.Fail, err)
+			sc.fail(err)
+		default:
+			sp.End(history.Fail, err)
+		}
+	})
+}
+
 // maxInFlight bounds the writes one client has waiting for an answer (a paused node's pile).
 const maxInFlight = 32
 
@@ -870,6 +910,8 @@ func (sc *sysCell) exec(ctx context.Context, st scenarios.Step) {
 	switch st.Action {
 	case scenarios.Promote:
 		sc.promote(ctx, pr.Writer, pr.Term)
+	case scenarios.Relocate:
+		sc.relocate(ctx, pr.Writer, pr.Target)
 	case scenarios.Pause:
 		n := sc.get(pr.Writer)
 		if n == nil {

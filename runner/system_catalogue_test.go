@@ -34,7 +34,7 @@ func killOf(t *testing.T, sc *scenarios.Scenario, variant fence.Variant) *scenar
 }
 
 // fencelogHello is what fenceproc declares.
-var fencelogHello = system.Hello{Name: "fencebench-fence", Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}
+var fencelogHello = system.Hello{Name: "fencebench-fence", Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead, system.CapRelocate}}
 
 // TestSystemCatalogueThroughTheBoundary: shipped scenarios, unchanged, run against the bench's
 // own protocol as processes, three cells side by side (each its own nodes, paths and

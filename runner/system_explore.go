@@ -54,7 +54,7 @@ func (e *exploration) probeForExplore(ctx context.Context) error {
 	}
 	e.sys = &sysExplore{so: *so, hello: hello, limits: &explore.Limits{
 		Promote: hello.Has(system.CapPromote), Twin: hello.Has(system.CapPromote) && hello.Has(system.CapTakeover),
-		Pause: pausable, Events: systemEvents,
+		Pause: pausable, Events: systemEvents, Relocate: hello.Has(system.CapRelocate),
 		Check: func(sc *scenarios.Scenario) error { return ValidateForSystem(sc, hello, pausable) },
 	}}
 	if !e.sys.limits.Promote && !hello.Has(system.CapSelfElect) {

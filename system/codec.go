@@ -119,7 +119,7 @@ func (d *Decoder) check(m Message) string {
 			if m.Term < 0 {
 				return "write_ok with a negative term"
 			}
-		case TypePromoteOK, TypeReadOK:
+		case TypePromoteOK, TypeReadOK, TypeRelocateOK:
 			if m.Term < 0 {
 				return m.Type + " with a negative term"
 			}
@@ -158,6 +158,10 @@ func (d *Decoder) check(m Message) string {
 	}
 	switch m.Type {
 	case TypeInit, TypeWrite, TypePromote, TypeRead:
+	case TypeRelocate:
+		if m.Target == "" || m.Term <= 0 {
+			return "relocate without a target or a term"
+		}
 	default:
 		return fmt.Sprintf("unknown request type %q", m.Type)
 	}

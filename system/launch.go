@@ -15,6 +15,7 @@ var ErrUnsupported = errors.New("not supported by this launcher")
 // Handle is a started node as the runner drives it.
 type Handle interface {
 	Node
+	Relocator // a node without the capability answers unsupported
 	// WriteAt is Write, also saying when the answer arrived: for a process, when its line was
 	// read (in the order of the node's stdout, events included); in process, when the node
 	// returned.
@@ -142,6 +143,20 @@ func (h *goHandle) Promote(ctx context.Context, term int64) error {
 	c, done := h.both(ctx)
 	defer done()
 	err := h.n.Promote(c, term)
+	if e := h.killed(); e != nil {
+		return e
+	}
+	return err
+}
+
+func (h *goHandle) Relocate(ctx context.Context, term int64, target string) error {
+	r, ok := h.n.(Relocator)
+	if !ok {
+		return &Error{Code: CodeUnsupported, Text: "the node does not implement relocate"}
+	}
+	c, done := h.both(ctx)
+	defer done()
+	err := r.Relocate(c, term, target)
 	if e := h.killed(); e != nil {
 		return e
 	}

@@ -298,7 +298,8 @@ func mismatch(req, rep Message) string {
 	if rep.Type == TypeError {
 		return ""
 	}
-	want := map[string]string{TypeInit: TypeInitOK, TypeWrite: TypeWriteOK, TypePromote: TypePromoteOK, TypeRead: TypeReadOK}[req.Type]
+	want := map[string]string{TypeInit: TypeInitOK, TypeWrite: TypeWriteOK, TypePromote: TypePromoteOK, TypeRead: TypeReadOK,
+		TypeRelocate: TypeRelocateOK}[req.Type]
 	if rep.Type != want {
 		return fmt.Sprintf("answered %s request %d with %s", req.Type, req.ID, rep.Type)
 	}
@@ -440,6 +441,18 @@ func (p *Proc) WriteAt(ctx context.Context, op int64, payload string) (int64, ti
 // Promote implements Node.
 func (p *Proc) Promote(ctx context.Context, term int64) error {
 	rep, err := p.call(ctx, Message{Type: TypePromote, Term: term}, p.o.answer())
+	if err != nil {
+		return err
+	}
+	if rep.Type == TypeError {
+		return &Error{Code: rep.Code, Text: rep.Text}
+	}
+	return nil
+}
+
+// Relocate implements Relocator: the relocate request, answered relocate_ok or an error.
+func (p *Proc) Relocate(ctx context.Context, term int64, target string) error {
+	rep, err := p.call(ctx, Message{Type: TypeRelocate, Term: term, Target: target}, p.o.answer())
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // Version names the protocol; a node answers init with the same string.
 const Version = "fencebench-system/1"
 
-// Message types. The bench sends init, write, promote and read, each with an id; a node
+// Message types. The bench sends init, write, promote, relocate and read, each with an id; a node
 // answers each with the matching *_ok or error (in_reply_to the request's id) and may send
 // events at any time.
 const (
@@ -25,10 +25,14 @@ const (
 	TypeWriteOK   = "write_ok"
 	TypePromote   = "promote"
 	TypePromoteOK = "promote_ok"
-	TypeRead      = "read"
-	TypeReadOK    = "read_ok"
-	TypeError     = "error"
-	TypeEvent     = "event"
+	// TypeRelocate asks the owner to hand the shard to the node Target, which the bench
+	// promotes at Term once the owner answered relocate_ok (capability relocate).
+	TypeRelocate   = "relocate"
+	TypeRelocateOK = "relocate_ok"
+	TypeRead       = "read"
+	TypeReadOK     = "read_ok"
+	TypeError      = "error"
+	TypeEvent      = "event"
 )
 
 // Error codes a node answers a request with.
@@ -74,7 +78,9 @@ const (
 	CapTerms = "terms"
 	// CapRead: a fresh node answers read with every op id the store holds durably (required).
 	CapRead = "read"
-	// CapRelocate: the node takes relocate to a named node (no runner drives it yet).
+	// CapRelocate: the node takes relocate to a named node: it stands down (acknowledges
+	// nothing more, and everything it acknowledged is durable), then the bench promotes the
+	// target at the relocation's term.
 	CapRelocate = "relocate"
 )
 
@@ -110,8 +116,11 @@ type Message struct {
 	// write, write_ok: the client op (write_ok repeats it).
 	Op      int64  `json:"op,omitempty"`
 	Payload string `json:"payload,omitempty"`
-	// write_ok, promote, promote_ok, read, event: the term.
+	// write_ok, promote, promote_ok, relocate, relocate_ok, read, event: the term (for
+	// relocate, the term the bench will promote the target at).
 	Term int64 `json:"term,omitempty"`
+	// relocate: the node id the shard moves to.
+	Target string `json:"target,omitempty"`
 	// read_ok: every op id the store holds durably.
 	Ops []int64 `json:"ops,omitempty"`
 
@@ -270,6 +279,15 @@ type Node interface {
 	// Read returns every op id the store holds durably, as a fresh node recovering at term
 	// (above every term used) would.
 	Read(ctx context.Context, term int64) ([]int64, error)
+}
+
+// Relocator is a Node that takes relocate (capability relocate). Relocate hands the shard to
+// the node target, which the bench promotes at term once Relocate returned nil: it returns
+// once the node stood down, so that it acknowledges no write after it and every write it
+// acknowledged before is durable. An error means the shard did not move (the bench does not
+// promote the target); a node that stood down anyway answers its later writes not_owner.
+type Relocator interface {
+	Relocate(ctx context.Context, term int64, target string) error
 }
 
 // System starts the nodes of a Go system inside the bench's process. emit reports the node's

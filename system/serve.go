@@ -72,6 +72,13 @@ func handle(ctx context.Context, n Node, m Message) Message {
 	case TypePromote:
 		err = n.Promote(ctx, m.Term)
 		rep.Type, rep.Term = TypePromoteOK, m.Term
+	case TypeRelocate:
+		rep.Type, rep.Term = TypeRelocateOK, m.Term
+		if r, ok := n.(Relocator); ok {
+			err = r.Relocate(ctx, m.Term, m.Target)
+		} else {
+			err = &Error{Code: CodeUnsupported, Text: "the node does not implement relocate"}
+		}
 	case TypeRead:
 		var ops []int64
 		ops, err = n.Read(ctx, m.Term)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,12 @@ func helperNode(mode string) int {
 			_ = out.Encode(Message{Type: TypeReadOK, InReplyTo: m.ID, Ops: []int64{1, 2}})
 		case TypePromote:
 			_ = out.Encode(Message{Type: TypeError, InReplyTo: m.ID, Code: CodeFenced, Text: "superseded by term 9"})
+		case TypeRelocate:
+			if mode == "relocate-as-promote" {
+				_ = out.Encode(Message{Type: TypePromoteOK, InReplyTo: m.ID, Term: m.Term})
+				continue
+			}
+			_ = out.Encode(Message{Type: TypeRelocateOK, InReplyTo: m.ID, Term: m.Term})
 		}
 	}
 	return 0
@@ -337,5 +344,67 @@ func TestMessageStringRedacts(t *testing.T) {
 	m := Config{Node: "a", AccessKey: "AK", SecretKey: "sekrit"}.message()
 	if strings.Contains(m.String(), "sekrit") || strings.Contains(Config{SecretKey: "sekrit"}.String(), "sekrit") {
 		t.Fatal("a message or config prints its secret")
+	}
+}
+
+// TestRelocateIsAnswered: relocate carries its term and target to the node and is answered
+// relocate_ok; a node that answers it with another type is a harness error naming the line.
+func TestRelocateIsAnswered(t *testing.T) {
+	p, err := start(t, "good", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Relocate(context.Background(), 4, "n2"); err != nil {
+		t.Fatalf("relocate: %v", err)
+	}
+	p.Close()
+	p, err = start(t, "relocate-as-promote", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness(t, p.Relocate(context.Background(), 4, "n2"), true, "answered relocate request")
+}
+
+// stayPut is a Go node without relocate.
+type stayPut struct{}
+
+func (stayPut) Write(context.Context, int64, string) (int64, error) { return 1, nil }
+func (stayPut) Promote(context.Context, int64) error                { return nil }
+func (stayPut) Read(context.Context, int64) ([]int64, error)        { return nil, nil }
+
+type stayPutSystem struct{}
+
+func (stayPutSystem) Start(context.Context, Config, func(Event)) (Node, Hello, error) {
+	return stayPut{}, Hello{Name: "stay-put", Version: "0", Capabilities: []string{CapPromote, CapRead}}, nil
+}
+
+// TestServeRelocate: Serve answers relocate for a node that does not implement Relocator with
+// code unsupported, and refuses a relocate without a target as a malformed request.
+func TestServeRelocate(t *testing.T) {
+	in := `{"type":"init","id":1,"protocol":"` + Version + `","node":"n1","bucket":"b","prefix":"p/"}
+{"type":"relocate","id":2,"term":3,"target":"n2"}
+`
+	var out strings.Builder
+	if err := Serve(context.Background(), strings.NewReader(in), &out, stayPutSystem{}); err != nil {
+		t.Fatal(err)
+	}
+	d := NewNodeDecoder("n1", strings.NewReader(out.String()))
+	var got []Message
+	for {
+		m, err := d.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, m)
+	}
+	if len(got) != 2 || got[1].Type != TypeError || got[1].Code != CodeUnsupported || got[1].InReplyTo != 2 {
+		t.Fatalf("answers %v, want init_ok and an unsupported error for request 2", got)
+	}
+	bad := `{"type":"init","id":1,"protocol":"` + Version + `","node":"n1"}
+{"type":"relocate","id":2,"term":3}
+`
+	err := Serve(context.Background(), strings.NewReader(bad), io.Discard, stayPutSystem{})
+	if err == nil || !strings.Contains(err.Error(), "relocate without a target") {
+		t.Fatalf("want the relocate without a target refused, got %v", err)
 	}
 }

@@ -24,7 +24,8 @@
 // point, since its log object was written before the CAS that acknowledged it, and a
 // successor's seal sweeps the lower term before it reads, so no lower-term CAS (and no ack)
 // can land after a successor's restore read. It supports commanded promotions at distinct
-// terms (no equal-term takeover).
+// terms (no equal-term takeover), and relocation: the owner stands down once its sync in
+// flight ended, then the bench promotes the target.
 //
 // In process on the simulated stack the node makes its store calls on the path it is given
 // (system.Config.Store) and waits on the scenario's clock (system.Config.Clock): its claim
@@ -111,7 +112,7 @@ func (s System) Start(ctx context.Context, cfg system.Config, emit func(system.E
 	n := &node{st: st, meta: cfg.Prefix + "shard/meta/", id: cfg.Node, alloc: cfg.Node + "-" + hex.EncodeToString(b[:]),
 		variant: v, emit: emit, clock: system.ClockOf(cfg)}
 	return n, system.Hello{Name: Name, Version: Version + " (" + string(v) + ")",
-		Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead}}, nil
+		Capabilities: []string{system.CapPromote, system.CapTerms, system.CapRead, system.CapRelocate}}, nil
 }
 
 type node struct {
@@ -343,6 +344,25 @@ func (n *node) syncOnce(ctx context.Context, ops []int64) (int64, error) {
 	default:
 		return 0, &system.Error{Code: system.CodeUnknown, Text: err.Error()}
 	}
+}
+
+// Relocate implements system.Relocator: the node stands down once the sync in flight (if any)
+// has ended, so every write it acknowledged is in a log object its fence stands for, and it
+// answers every later write not_owner. The target's promotion at term seals the fence; the
+// relocation itself writes nothing.
+func (n *node) Relocate(_ context.Context, term int64, target string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.fenced:
+		return &system.Error{Code: system.CodeFenced, Text: "fenced earlier"}
+	case n.f == nil:
+		return &system.Error{Code: system.CodeNotOwner, Text: "not the owner: nothing to hand over"}
+	case term <= n.term:
+		return &system.Error{Code: system.CodeNotOwner, Text: fmt.Sprintf("relocation to %s at term %d, not above this node's %d", target, term, n.term)}
+	}
+	n.f = nil
+	return nil
 }
 
 // Read implements system.Node: a claim at term (the correct protocol), then its restore point.
