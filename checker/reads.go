@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -13,7 +14,10 @@ type readsJudge struct{ *index }
 
 // HydrationIntegrity: no Hydrate failed with 404 (a listed file vanished) — scoped, as in the
 // segment-flow model, to owners: a hydrating writer superseded by a higher-term claim before
-// the fetch completed may lose files, which is the correct outcome for it.
+// the fetch completed may lose files, which is the correct outcome for it (a recovering copy,
+// at term 0, counts as superseded by any claim). Whatever the reader, a file collected from
+// the reference set it read while that set was still its collector's newest is a violation
+// (collectedFromNewest): no collection may take a file from under the current set.
 func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	r := newResult(HydrationIntegrity)
 	var first int32 = -1
@@ -23,7 +27,7 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 		if h.Outcome != history.Fail || h.Status != 404 {
 			continue
 		}
-		if x.supersededBy(h.Writer, h.Term, h.Complete) >= 0 {
+		if x.collectedFromNewest(h) < 0 && x.supersededBy(h.Writer, h.Term, h.Complete) >= 0 {
 			skipped++
 			continue
 		}
@@ -62,6 +66,56 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	}
 	r.Counterexample = x.idsOf(first, col)
 	return r
+}
+
+// collectedFromNewest returns the collection that deleted the file the 404 fetch h found
+// missing although the reference set the fetching copy had read named it and the collector had
+// published no newer set before (-1 when there is none): that set was the collector's newest,
+// or the one it hydrated, whose files every collection keeps, so the file was taken from under
+// the store's current reference set, whoever reads it, at any term, a recovery included. The set
+// read is the segment metadata object the copy last read (its path's ledger) before the fetch;
+// without a ledger entry for it the rule does not apply.
+func (x *readsJudge) collectedFromNewest(h *history.Event) int32 {
+	set := ""
+	for i := range x.in.Ledger {
+		l := &x.in.Ledger[i]
+		if l.Writer == h.Writer && l.Method == "GET" && l.Status == 200 && l.Time <= h.Invoke &&
+			strings.Contains(l.Key, "/segments/metadata/metadata__") {
+			set = l.Key
+		}
+	}
+	if set == "" {
+		return -1
+	}
+	for _, p := range x.collects {
+		c := &x.ev[p]
+		if c.Key != h.Key || c.Outcome != history.OK || c.Invoke > h.Complete {
+			continue
+		}
+		newer := false
+		for i := range x.ev {
+			e := &x.ev[i]
+			// Reference-set keys list newest first: a newer set's key sorts before set's.
+			if e.Kind == history.Publish && e.Writer == c.Writer && e.Outcome == history.OK && e.Complete <= c.Invoke &&
+				e.Key != "" && segmentSetKey(e.Key) < segmentSetKey(set) {
+				newer = true
+				break
+			}
+		}
+		if !newer {
+			return p
+		}
+	}
+	return -1
+}
+
+// segmentSetKey is a reference set's key from its metadata__ name on, so keys seen through
+// different prefixes (the ledger's bucket-relative key, the event's) compare.
+func segmentSetKey(k string) string {
+	if i := strings.LastIndex(k, "metadata__"); i >= 0 {
+		return k[i:]
+	}
+	return k
 }
 
 // supersededBy returns a claim by another writer at a term above term, not failed outright,

@@ -137,12 +137,7 @@ func TestWithdrawnCreateAfterASweepIsNoFork(t *testing.T) {
 // Found by exploration.
 func TestWithdrawnRecreationDoesNotReviveAToken(t *testing.T) {
 	build := func(withdraw bool) *hb {
-		h := &hb{}
-		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
-		h.put("a", k5, 1, 3, "", "*", 200, "a0")
-		h.claim("b", 6, k6, 20, 40, 0, "b0", history.OK, "seal")
-		h.ledger(history.LedgerEntry{Writer: "b", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(30), Done: ms(31),
-			Forwarded: true, Status: 200, Delivered: true})
+		h := sealedThenSwept(40)
 		h.claim("a", 5, k5, 50, 70, 0, "", history.FencedOut, "readopt")
 		h.put("a", k5, 51, 52, "", "*", 200, "a0")
 		if withdraw {
@@ -182,12 +177,7 @@ func TestWithdrawnCreateRacingTheSweep(t *testing.T) {
 // exploration (a correct run, 1 in 20,000 simulated schedules).
 func TestRecreationSweptAgainDoesNotReviveAToken(t *testing.T) {
 	build := func(presented bool) *hb {
-		h := &hb{}
-		h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
-		h.put("a", k5, 1, 3, "", "*", 200, "a0")
-		h.claim("b", 6, k6, 20, 90, 0, "b0", history.OK, "seal")
-		h.ledger(history.LedgerEntry{Writer: "b", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(30), Done: ms(31),
-			Forwarded: true, Status: 200, Delivered: true})
+		h := sealedThenSwept(90)
 		h.claim("a", 5, k5, 25, 100, 0, "", history.FencedOut, "readopt")
 		h.put("a", k5, 26, 52, "", "*", 200, "a0")
 		if presented {
@@ -200,4 +190,38 @@ func TestRecreationSweptAgainDoesNotReviveAToken(t *testing.T) {
 	}
 	wantStatus(t, Check(build(false).input()), SeqMonotonic, Pass)
 	wantStatus(t, Check(build(true).input()), SeqMonotonic, Fail)
+}
+
+// TestRecreationOutlivingItsWriterDoesNotReviveAToken: a's re-adopting create, held in flight
+// across b's sweep, lands after it and a crashes before its answer came: nothing removes the
+// re-created key within the run, nobody writes it again and nobody ever received the revived
+// token. A CAS on the revived key by anyone is the violation, and so is a create whose answer
+// reached its writer (it holds the old token again: recreate-on-404). Found by exploration (a
+// correct run: a pair of held fence writes and a crash).
+func TestRecreationOutlivingItsWriterDoesNotReviveAToken(t *testing.T) {
+	build := func(presented, delivered bool) *hb {
+		h := sealedThenSwept(40)
+		h.claim("a", 5, k5, 25, 200, 0, "", history.Ambiguous, "readopt")
+		h.put("a", k5, 26, 140, "", "*", 200, "a0")
+		h.led[len(h.led)-1].Delivered = delivered
+		if presented {
+			h.put("b", k5, 150, 151, "a0", "", 200, "a1")
+		}
+		return h
+	}
+	wantStatus(t, Check(build(false, false).input()), SeqMonotonic, Pass)
+	wantStatus(t, Check(build(true, false).input()), SeqMonotonic, Fail)
+	wantStatus(t, Check(build(false, true).input()), SeqMonotonic, Fail)
+}
+
+// sealedThenSwept is a history where a sealed k5 (its create answered a0), b claimed term 6
+// (its claim answered at bDone ms) and swept k5 at 30ms.
+func sealedThenSwept(bDone int) *hb {
+	h := &hb{}
+	h.claim("a", 5, k5, 0, 10, 0, "a0", history.OK, "seal")
+	h.put("a", k5, 1, 3, "", "*", 200, "a0")
+	h.claim("b", 6, k6, 20, bDone, 0, "b0", history.OK, "seal")
+	h.ledger(history.LedgerEntry{Writer: "b", Method: "POST", Query: "delete=", Keys: []string{k5}, Time: ms(30), Done: ms(31),
+		Forwarded: true, Status: 200, Delivered: true})
+	return h
 }

@@ -296,12 +296,15 @@ func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
 	}
 }
 
-// withdrawnCreate reports whether ledger entry i is a create taken back before anyone wrote
-// the key again: the next applied change of the key after the create answered is a deletion,
-// by its own writer (a copy re-creating its sealed key with the same body just after a higher
-// term swept it, then finding the higher term and withdrawing) or by a sweep (the higher term
-// re-verifying its claim removes the re-created key first; a sweep racing the create may also
-// have come first). The old token lived again only until that deletion and nobody presented it.
+// withdrawnCreate reports whether ledger entry i is a create whose revived token nobody used:
+// no applied write of the key came after the create answered, and either the key was deleted
+// or nobody ever received the token. The deletion is by its own writer (a copy re-creating its
+// sealed key with the same body just after a higher term swept it, then finding the higher term
+// and withdrawing) or by a sweep (the higher term re-verifying its claim removes the re-created
+// key first; a sweep racing the create may also have come first). Without one, the create's
+// answer must never have reached its writer (a crash with the create in flight, landing after
+// the higher term's sweep): a writer that received the revived token holds it, whether or not
+// it presents it within the run. The old token lived again and nobody held or presented it.
 func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
 	c := &ledger[i]
 	if c.IfNoneMatch != "*" {
@@ -321,5 +324,5 @@ func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
 			return true
 		}
 	}
-	return false
+	return !c.Delivered
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -216,6 +217,9 @@ func TestGenerateShapes(t *testing.T) {
 				second.Action != scenarios.Promote || !overtakes {
 				t.Fatalf("seed %d: not a held read overtaken: %+v", seed, sc.Steps)
 			}
+		case sPendingPublish:
+			checkPendingPublish(t, seed, sc)
+			fallthrough
 		default:
 			if sc.Expect.Serving != "" {
 				t.Fatalf("seed %d (shape %q) names %s to end serving", seed, g.shapeOf, sc.Expect.Serving)
@@ -393,4 +397,51 @@ func mustMarshal(t *testing.T, sc *scenarios.Scenario) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// checkPendingPublish holds a pending-publish schedule to its shape: without clients, a
+// recovery whose file fetches are held from its start, and, once it is hydrating, the
+// primary's publication faulted for the refreshes that follow (500 for each of them, or one
+// held or answer-lost publication) and a collection while the fetches are still held.
+func checkPendingPublish(t *testing.T, seed uint64, sc *scenarios.Scenario) {
+	t.Helper()
+	var hold, fault *faults.Rule
+	var holdAt, recoverAt *scenarios.EventTrigger
+	var gc *scenarios.Step
+	refreshes, reader := 0, ""
+	for i, st := range sc.Steps {
+		switch {
+		case st.Action == scenarios.Recover && reader == "": // the shape's steps come first
+			reader, recoverAt = st.Params.Writer, st.After
+		case st.Action == scenarios.HTTP && strings.Contains(st.Params.Rule.Name, "-pair"): // a pair's twin (TestGeneratePairs)
+		case st.Action == scenarios.HTTP && strings.HasPrefix(st.Params.Rule.Name, "hold-fetches-"):
+			hold, holdAt = &sc.Steps[i].Params.Rule, st.After
+		case st.Action == scenarios.HTTP && strings.HasPrefix(st.Params.Rule.Name, "pending-publish-"):
+			fault = &sc.Steps[i].Params.Rule
+		case st.Action == scenarios.Refresh && st.After != nil && st.After.Event == history.SigHydrating:
+			refreshes++
+		case st.Action == scenarios.GC && st.After != nil && st.After.Event == history.SigHydrating:
+			gc = &sc.Steps[i]
+		}
+	}
+	if sc.Traffic.Clients != 0 || hold == nil || fault == nil || gc == nil || reader == "" || refreshes == 0 ||
+		recoverAt == nil || holdAt == nil || *recoverAt != *holdAt {
+		t.Fatalf("seed %d: not a pending publication: %s", seed, sc.Raw)
+	}
+	if hold.Method != "GET" || hold.Key != "*/segments/data/*" || hold.Action != faults.Delay || gc.After.Delay >= hold.Delay ||
+		gc.After.Writer != reader || gc.Params.Writer != "a" {
+		t.Fatalf("seed %d: the collection at %v is not within the fetches' hold %+v", seed, gc.After.Delay, *hold)
+	}
+	switch fault.Action {
+	case faults.SyntheticStatus:
+		if fault.Status != 500 || fault.Count != refreshes {
+			t.Fatalf("seed %d: publication fault %+v for %d refreshes", seed, *fault, refreshes)
+		}
+	case faults.Delay, faults.DropResponse:
+		if fault.Count != 1 || refreshes != 1 {
+			t.Fatalf("seed %d: %d publications may land while the fetches are held: %+v", seed, refreshes, *fault)
+		}
+	default:
+		t.Fatalf("seed %d: publication fault %+v", seed, *fault)
+	}
 }

@@ -25,7 +25,7 @@ const (
 	sTwinContest = "twin-contest"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata, sPendingPublish}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sFailedSweep:        (*gen).failedSweep,
@@ -36,6 +36,7 @@ var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sHeldFenceRead:      (*gen).heldFenceRead,
 	sHandoffResolves:    (*gen).handoffResolves,
 	sHeldMetadata:       (*gen).heldMetadata,
+	sPendingPublish:     (*gen).pendingPublish,
 	sStalledWrite:       (*gen).stalledWrite,
 }
 

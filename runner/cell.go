@@ -167,6 +167,9 @@ type cellRun struct {
 	starting  map[string]bool
 	startHeld chan struct{}
 	startLate bool // the plan started before the initial promotions ended
+	// startMark releases the clock's busy mark that holds scenario time still from the cell's
+	// set-up to its first promotion (run); idempotent.
+	startMark func()
 }
 
 func (cr *cellRun) fail(err error) {
@@ -198,8 +201,6 @@ func (cr *cellRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cr.lag = cr.clock.WatchLag(lagTick)
-	defer cr.lag.Stop()
 
 	plan := Plan(sc, cr.c.Seed)
 	// Request-level rules due at time zero are in place before anything talks to the store,
@@ -216,6 +217,16 @@ func (cr *cellRun) run(ctx context.Context) error {
 	} else if refused {
 		return nil
 	}
+
+	// From here until the first initial promotion is under way nothing waits on the clock:
+	// scenario time stands still meanwhile, even when the Go scheduler's counts miss this
+	// goroutine (a GC assist parks it; on a loaded machine under the race detector, often
+	// enough for the lag watcher's ticks to carry a cell to its end before its primary was
+	// promoted). promoteInitial releases the mark as the promotion starts.
+	cr.startMark = cr.clock.Busy()
+	defer cr.startMark()
+	cr.lag = cr.clock.WatchLag(lagTick)
+	defer cr.lag.Stop()
 
 	cancelSub := cr.cluster.Bus().Subscribe(func(s writers.Signal) { cr.onSignal(ctx, s) })
 	defer cancelSub()
@@ -259,12 +270,14 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 	}()
 	done := make(chan error, 1)
 	cr.background(func() {
+		defer cr.startMark() // no primary: the plan's own steps start the cell
 		var first error
 		for _, w := range sc.Writers {
 			if w.Role != "primary" {
 				continue
 			}
 			wr := cr.cluster.Writer(w.ID)
+			cr.startMark() // the promotion waits on the clock (its retries): time moves again
 			if err := wr.Promote(ctx, w.Term); err != nil {
 				// A step that crashed the writer mid-promotion, a rival that fenced it, or a
 				// fault that kept the store from answering makes the failure an outcome the
