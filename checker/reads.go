@@ -14,21 +14,25 @@ type readsJudge struct{ *index }
 
 // HydrationIntegrity: no Hydrate failed with 404 (a listed file vanished) — scoped, as in the
 // segment-flow model, to owners: a hydrating writer superseded by a higher-term claim before
-// the fetch completed may lose files, which is the correct outcome for it (a recovering copy,
-// at term 0, counts as superseded by any claim). Whatever the reader, a file collected from
-// the reference set it read while that set was still its collector's newest is a violation
-// (collectedFromNewest): no collection may take a file from under the current set.
+// the fetch completed may lose files, which is the correct outcome for it. Where the set the
+// copy read and the file's collection are known, judgeMissing judges by the retention bound
+// first: no collection may take a file from under its collector's newest set, nor one of the
+// Expect.Retain latest.
 func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	r := newResult(HydrationIntegrity)
 	var first int32 = -1
-	skipped := 0
+	skipped, pastBound := 0, 0
 	for _, p := range x.hydrates {
 		h := &x.ev[p]
 		if h.Outcome != history.Fail || h.Status != 404 {
 			continue
 		}
-		if x.collectedFromNewest(h) < 0 && x.supersededBy(h.Writer, h.Term, h.Complete) >= 0 {
+		switch x.judgeMissing(h) {
+		case missingExcused:
 			skipped++
+			continue
+		case missingPastBound:
+			pastBound++
 			continue
 		}
 		r.Violations++
@@ -39,6 +43,9 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	note := ""
 	if skipped > 0 {
 		note = fmt.Sprintf(" (%s by superseded writers ignored)", plural(skipped, "missing file", "missing files"))
+	}
+	if pastBound > 0 {
+		note += fmt.Sprintf(" (%s past the retention bound of %d sets ignored)", plural(pastBound, "missing file", "missing files"), x.in.Expect.Retain)
 	}
 	if r.Violations == 0 {
 		r.Explanation = fmt.Sprintf("%s, none found a listed file missing%s",
@@ -68,14 +75,25 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	return r
 }
 
-// collectedFromNewest returns the collection that deleted the file the 404 fetch h found
-// missing although the reference set the fetching copy had read named it and the collector had
-// published no newer set before (-1 when there is none): that set was the collector's newest,
-// or the one it hydrated, whose files every collection keeps, so the file was taken from under
-// the store's current reference set, whoever reads it, at any term, a recovery included. The set
-// read is the segment metadata object the copy last read (its path's ledger) before the fetch;
-// without a ledger entry for it the rule does not apply.
-func (x *readsJudge) collectedFromNewest(h *history.Event) int32 {
+// How a fetch that found its file missing is judged.
+const (
+	missingViolation = iota
+	missingExcused   // a superseded reader's (the segment-flow model's scope)
+	missingPastBound // collected after its collector published Expect.Retain newer sets
+)
+
+// judgeMissing judges the 404 fetch h. The reference set the copy read is the segment metadata
+// object it last read (its path's ledger) before the fetch; the file's collection is the ok
+// Collect of it invoked before the fetch ended; newer counts the reference sets newer than the
+// one read that the collector had published before the collection. A collection after no
+// newer set took the file from under its collector's newest set (or the one it hydrated),
+// which every collection keeps: a violation whoever reads it, at any term, a recovery
+// included. One after Expect.Retain newer sets, by a collector no higher term had superseded,
+// is past the retention bound, where the design lets a file go (S23). Between the two, a recovery (term 0) is judged by the bound, and a
+// copy with a term is excused once a higher term superseded it. Without the set read or the
+// collection, or without a known bound, only that excuse applies.
+func (x *readsJudge) judgeMissing(h *history.Event) int {
+	superseded := x.supersededBy(h.Writer, h.Term, h.Complete) >= 0
 	set := ""
 	for i := range x.in.Ledger {
 		l := &x.in.Ledger[i]
@@ -84,29 +102,38 @@ func (x *readsJudge) collectedFromNewest(h *history.Event) int32 {
 			set = l.Key
 		}
 	}
-	if set == "" {
-		return -1
-	}
+	var col *history.Event
 	for _, p := range x.collects {
-		c := &x.ev[p]
-		if c.Key != h.Key || c.Outcome != history.OK || c.Invoke > h.Complete {
-			continue
-		}
-		newer := false
-		for i := range x.ev {
-			e := &x.ev[i]
-			// Reference-set keys list newest first: a newer set's key sorts before set's.
-			if e.Kind == history.Publish && e.Writer == c.Writer && e.Outcome == history.OK && e.Complete <= c.Invoke &&
-				e.Key != "" && segmentSetKey(e.Key) < segmentSetKey(set) {
-				newer = true
-				break
-			}
-		}
-		if !newer {
-			return p
+		if c := &x.ev[p]; c.Key == h.Key && c.Outcome == history.OK && c.Invoke <= h.Complete {
+			col = c
 		}
 	}
-	return -1
+	if set == "" || col == nil {
+		if superseded {
+			return missingExcused
+		}
+		return missingViolation
+	}
+	newer := 0
+	for i := range x.ev {
+		e := &x.ev[i]
+		// Reference-set keys list newest first: a newer set's key sorts before set's.
+		if e.Kind == history.Publish && e.Writer == col.Writer && e.Outcome == history.OK && e.Complete <= col.Invoke &&
+			e.Key != "" && segmentSetKey(e.Key) < segmentSetKey(set) {
+			newer++
+		}
+	}
+	switch {
+	case newer == 0:
+		return missingViolation
+	case x.in.Expect.Retain > 0 && newer >= x.in.Expect.Retain && x.supersededBy(col.Writer, col.Term, col.Invoke) < 0:
+		return missingPastBound // an owner's publications: a superseded one's are what the gates stop
+	case x.in.Expect.Retain > 0 && h.Term == 0:
+		return missingViolation // a recovery within the bound
+	case superseded:
+		return missingExcused
+	}
+	return missingViolation
 }
 
 // segmentSetKey is a reference set's key from its metadata__ name on, so keys seen through

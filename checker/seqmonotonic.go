@@ -298,13 +298,16 @@ func (v *seqViolations) ledgerETags(ledger []history.LedgerEntry) {
 
 // withdrawnCreate reports whether ledger entry i is a create whose revived token nobody used:
 // no applied write of the key came after the create answered, and either the key was deleted
-// or nobody ever received the token. The deletion is by its own writer (a copy re-creating its
-// sealed key with the same body just after a higher term swept it, then finding the higher term
-// and withdrawing) or by a sweep (the higher term re-verifying its claim removes the re-created
-// key first; a sweep racing the create may also have come first). Without one, the create's
-// answer must never have reached its writer (a crash with the create in flight, landing after
-// the higher term's sweep): a writer that received the revived token holds it, whether or not
-// it presents it within the run. The old token lived again and nobody held or presented it.
+// after it or the create was held in flight across the deletion before it. The deletion after
+// is by its own writer (a copy re-creating its sealed key with the same body just after a
+// higher term swept it, then finding the higher term and withdrawing) or by a sweep (the
+// higher term re-verifying its claim removes the re-created key first; a sweep racing the
+// create may also have come first). Without one, the create must have arrived before the sweep
+// that removed the key, and landed after it (a fault path held it): its writer sent it while
+// the key still stood, and a writer that goes on to use the revived token makes an applied
+// write of the key, which is the violation. A create sent once the key was gone (a
+// re-adoption re-creating what it found missing: recreate-on-404) revives the token however
+// nobody uses it.
 func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
 	c := &ledger[i]
 	if c.IfNoneMatch != "*" {
@@ -324,5 +327,15 @@ func withdrawnCreate(ledger []history.LedgerEntry, i int) bool {
 			return true
 		}
 	}
-	return !c.Delivered
+	// Nothing deleted the key after: the create is excused only if it was on its way before the
+	// sweep that removed the key arrived. Its writer could not have known; a create sent after
+	// the key was gone (a re-adoption that re-creates what it found missing) is the ABA.
+	for j := range ledger {
+		l := &ledger[j]
+		if l.Applied() && l.Time > c.Time && l.Time < c.Done &&
+			(l.Method == "DELETE" && l.Key == c.Key || l.Method == "POST" && slices.Contains(l.Keys, c.Key)) {
+			return true
+		}
+	}
+	return false
 }

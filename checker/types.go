@@ -153,6 +153,11 @@ type Expect struct {
 	Serving string `json:"serving,omitempty"`
 	// MinAcked is the floor on distinct acknowledged ops.
 	MinAcked int `json:"min_acked,omitempty"`
+	// Retain is how many of its latest reference sets a collection keeps (the retention
+	// bound): a fetch that finds a file missing after its collector published Retain sets
+	// newer than the one read is past the bound and not judged by HydrationIntegrity. 0: no
+	// bound is known, and only a file taken from its collector's newest set is judged so.
+	Retain int `json:"retain,omitempty"`
 	// Faults are the declared faults; each must have fired.
 	Faults []Fault `json:"faults,omitempty"`
 	// MaxTimeToFence, when positive, bounds the time from a writer's supersession to its

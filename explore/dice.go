@@ -22,12 +22,15 @@ type dice struct {
 	// pairs draws whether a schedule's request rule gets a twin on the other side of the
 	// same kind of file (see pairRule), and which: its own stream, for the same reason.
 	pairs *rand.Rand
+	// stops draws whether held-fence-read's overtaker stops right after its next sync (see
+	// stopOvertaker): its own stream, for the same reason.
+	stops *rand.Rand
 }
 
 func newDice(seed uint64) *dice {
 	return &dice{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
 		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
-		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed))}
+		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed)), stops: rand.New(rand.NewPCG(seed^0xc2b2ae35, seed))}
 }
 
 // enable draws a weight table over names: each with probability one half, at a weight of 1

@@ -113,6 +113,7 @@ type gen struct {
 	// minDuration is the shortest schedule the shape's steps can play out in, 0 for any.
 	minDuration time.Duration
 	serving     string // the copy the schedule must end with serving, "" when it cannot say
+	stopped     bool   // held-fence-read's overtaker stops after its sync (stopOvertaker)
 }
 
 func newGen(seed uint64, o GenOptions) *gen {

@@ -171,7 +171,8 @@ func TestGenerateHonoursOptions(t *testing.T) {
 // when the read is its first re-adoption's.
 func TestGenerateShapes(t *testing.T) {
 	seen := map[string]int{}
-	listings := map[int]int{} // the held listing's Nth: the final listing, the sweep's
+	listings := map[int]int{}           // the held listing's Nth: the final listing, the sweep's
+	stops := map[scenarios.Action]int{} // how held-fence-read's overtaker stops after its sync
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
 		sc := g.scenario()
@@ -212,6 +213,15 @@ func TestGenerateShapes(t *testing.T) {
 				overtakes = second.After != nil && second.After.Writer == first.Params.Writer &&
 					second.After.Event == "promoted" && second.After.Delay < held.Delay
 			}
+			if g.stopped {
+				stop := sc.Steps[3]
+				if stop.After == nil || stop.After.Event != history.SigSynced || stop.After.Writer != second.Params.Writer || stop.After.Count > 2 ||
+					!slices.Contains([]scenarios.Action{scenarios.Crash, scenarios.Pause, scenarios.Promote}, stop.Action) ||
+					stop.Action == scenarios.Promote && stop.Params.Term <= second.Params.Term {
+					t.Fatalf("seed %d: the overtaker's stop %+v", seed, stop)
+				}
+				stops[stop.Action]++
+			}
 			if hold.Action != scenarios.HTTP || held.Action != faults.Delay ||
 				first.Action != scenarios.Promote || first.Params.Writer != hold.Params.Writer ||
 				second.Action != scenarios.Promote || !overtakes {
@@ -230,6 +240,9 @@ func TestGenerateShapes(t *testing.T) {
 		if seen[s] < 10 {
 			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
 		}
+	}
+	if stops[scenarios.Crash] < 5 || stops[scenarios.Pause] < 5 || stops[scenarios.Promote] < 5 {
+		t.Errorf("held-fence-read's overtaker stopped after its sync: %v", stops)
 	}
 	if listings[claimListing] < 10 || listings[sweepListing] < 10 {
 		t.Errorf("held-fence-read held a claim's final listing in %d and its sweep's listing in %d of %d schedules",

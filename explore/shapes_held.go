@@ -88,7 +88,47 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 			After:  &scenarios.EventTrigger{Writer: w, Event: history.SigPromoted, Count: 1, Delay: g.ms(50, int(hold.Milliseconds())-100)},
 			Params: g.promoteNow(other, g.c.newTerm(), false)}
 	}
-	return []scenarios.Step{rule, first, overtake}
+	out := []scenarios.Step{rule, first, overtake}
+	if st, ok := g.stopOvertaker(other); ok {
+		out = append(out, st)
+	}
+	return out
+}
+
+// stopOvertaker: in a third of the held reads, the copy that overtook stops right after its
+// first or second sync: it crashes, freezes for a while, or a third standby takes over at a
+// higher term. Whatever the overtaker acknowledged must survive the reader it overtook and
+// whoever comes next. Drawn from a stream of its own after the shape's other draws; a
+// takeover takes a term, so the terms of later promotions move up by one.
+func (g *gen) stopOvertaker(w string) (scenarios.Step, bool) {
+	if g.stops.IntN(3) != 0 {
+		return scenarios.Step{}, false
+	}
+	st := scenarios.Step{Trigger: scenarios.TriggerAfter, Params: scenarios.Params{Writer: w},
+		After: &scenarios.EventTrigger{Writer: w, Event: history.SigSynced, Count: 1 + g.stops.IntN(2)}}
+	if g.o.System != nil {
+		st.After.Event = history.SigAcked // a system's node reports its acks, not its syncs
+	}
+	rest := g.c.standby
+	k := g.stops.IntN(3)
+	if k == 2 && len(rest) == 0 {
+		k = 1 // no standby left to take over: a freeze
+	}
+	if k == 1 && g.o.System != nil && !g.o.System.Pause {
+		k = 0 // a node the bench cannot pause: a crash
+	}
+	switch k {
+	case 0:
+		st.Action = scenarios.Crash
+		g.c.crash(w)
+	case 1:
+		st.Action, st.For = scenarios.Pause, time.Duration(200+10*g.stops.IntN(40))*time.Millisecond
+	default:
+		third := rest[g.stops.IntN(len(rest))]
+		st.Action, st.Params = scenarios.Promote, g.promoteNow(third, g.c.newTerm(), false)
+	}
+	g.stopped = true
+	return st, true
 }
 
 // sHandoffResolves: the primary relocates to a standby, sometimes aborting before the target

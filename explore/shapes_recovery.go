@@ -137,7 +137,9 @@ func (g *gen) sameTermHydration() []scenarios.Step {
 	after := func(w string, ev history.SignalKind, n int, act scenarios.Action, pr scenarios.Params) scenarios.Step {
 		return afterEvent(w, ev, n, 0, act, pr)
 	}
-	sets := 1 + g.r.IntN(3)
+	// Up to six sets before the relocation: past the retention window (two), so the source's
+	// known and retained sets differ before the target hydrates.
+	sets := 1 + g.r.IntN(6)
 	out := g.publishSets(sets)
 	out = append(out,
 		after("a", history.SigPublished, sets, scenarios.Relocate, scenarios.Params{Writer: "a", Target: t, Prehydrate: true}),

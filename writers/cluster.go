@@ -56,9 +56,13 @@ type SegmentPolicy struct {
 	// MaxRefs bounds a reference set: a refresh keeps the newest MaxRefs files (older ones
 	// are "merged away" and become garbage); 0 means 6.
 	MaxRefs int
-	// Retain is how many of its own latest reference sets a collection keeps; 0 means 2.
+	// Retain is how many of its own latest reference sets a collection keeps; 0 means
+	// DefaultRetain.
 	Retain int
 }
+
+// DefaultRetain is the reference sets a collection keeps unless the policy says otherwise.
+const DefaultRetain = 2
 
 func (c *Config) defaults() error {
 	if c.Recorder == nil {
@@ -91,7 +95,7 @@ func (c *Config) defaults() error {
 		c.Segments.MaxRefs = 6
 	}
 	if c.Segments.Retain <= 0 {
-		c.Segments.Retain = 2
+		c.Segments.Retain = DefaultRetain
 	}
 	return nil
 }
