@@ -51,3 +51,29 @@ func TestSystemPythonBrokenIsKilled(t *testing.T) {
 		t.Fatalf("the python node without If-Match survived: %s %s %v\n%s\nnode a's stderr:\n%s", c.Verdict, c.Error, c.Result.Reasons, story(c.Events), errs)
 	}
 }
+
+// sysRelocation: a hands the shard to t after its 10th acknowledgement; t must end serving.
+const sysRelocation = `name: sys-relocation
+duration: 4s
+writers:
+  - {id: a, role: primary, term: 3}
+  - {id: t, role: standby}
+traffic: {clients: 2, rate: 20/s}
+steps:
+  - after: {writer: a, event: acked, count: 10}
+    relocate: {writer: a, target: t}
+expect:
+  serving: t
+  min_acked: 20
+`
+
+// TestSystemPythonRelocation: relocate is language-neutral: the Python node stands down on
+// relocate and the bench promotes its target, which ends serving.
+func TestSystemPythonRelocation(t *testing.T) {
+	sum, err := runSys(t, SystemOptions{Launcher: pythonNode(t)}, sysScenario(t, sysRelocation))
+	c := cellOf(t, sum, err)
+	if c.Verdict != checker.Pass {
+		t.Fatalf("python relocation: %s %s %v\n%s", c.Verdict, c.Error, c.Result.Reasons, story(c.Events))
+	}
+	handoffOf(t, c)
+}

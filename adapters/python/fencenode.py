@@ -154,6 +154,18 @@ class Node:
             self.ops = ops
             return self.term
 
+    def relocate(self, term, target):
+        """Hand the shard over: once the write in flight (if any) ended, acknowledge nothing
+        more; every write acknowledged is already in the state object."""
+        with self.lock:
+            if self.fenced:
+                raise Fenced("fenced earlier")
+            if self.term == 0:
+                raise NotOwner("not the owner: nothing to hand over to %s" % target)
+            if term <= self.term:
+                raise NotOwner("relocation at term %d, not above this node's %d" % (term, self.term))
+            self.term, self.etag, self.unresolved = 0, None, False
+
     def read(self, term):
         with self.lock:
             ops, _ = self.take(term)
@@ -182,7 +194,7 @@ def main():
             node = Node(m, send, broken)
             send({"type": "init_ok", "in_reply_to": rid, "protocol": VERSION, "name": "python-boto3-cas",
                   "version": "1" + (" (broken: %s)" % broken if broken else ""),
-                  "capabilities": ["promote", "terms", "read"]})
+                  "capabilities": ["promote", "terms", "read", "relocate"]})
             continue
 
         def handle(m=m, rid=rid):
@@ -192,6 +204,9 @@ def main():
                 elif m["type"] == "promote":
                     node.promote(m["term"])
                     send({"type": "promote_ok", "in_reply_to": rid, "term": m["term"]})
+                elif m["type"] == "relocate":
+                    node.relocate(m["term"], m["target"])
+                    send({"type": "relocate_ok", "in_reply_to": rid, "term": m["term"]})
                 elif m["type"] == "read":
                     send({"type": "read_ok", "in_reply_to": rid, "ops": node.read(m["term"])})
                 else:
