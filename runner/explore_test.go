@@ -361,3 +361,29 @@ func TestStalledTwinClaims(t *testing.T) {
 		}
 	}
 }
+
+// A recovery refuses a source that an equal-term twin superseded, even once the twin crashed:
+// the twin's acknowledged ops are not in that source's snapshot. Before, c recovered from a
+// after b (a's twin) had acknowledged and crashed, and RecoverySeesAcked failed (found by
+// exploration: a guided schedule stopping the twin right after its sync). On the simulated
+// stack, where the schedule plays out as scripted: c's recovery from a is refused.
+func TestRecoveryRefusesAnOvertakenSource(t *testing.T) {
+	sc, err := scenarios.LoadFile("testdata/recovery-from-overtaken-source.yaml", scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: testenv.Prefix(t)}, dir: t.TempDir()}
+	res := e.run(context.Background(), env.NewSim(0), sc, 1)
+	if res.Verdict != checker.Pass {
+		t.Fatalf("verdict %s: %s %s", res.Verdict, res.Error, res.Result.Narrative)
+	}
+	refused, bAcked := false, false
+	for _, ev := range res.Events {
+		refused = refused || ev.Writer == "c" && ev.Kind == history.RestoreRead && ev.Outcome == history.Fail &&
+			strings.Contains(ev.Err, "b was promoted after a")
+		bAcked = bAcked || ev.Writer == "b" && ev.Kind == history.Ack
+	}
+	if !refused || !bAcked {
+		t.Fatalf("the schedule did not play out as scripted (b acked: %v, c's recovery from a refused: %v):\n%s", bAcked, refused, story(res.Events))
+	}
+}

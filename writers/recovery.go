@@ -317,8 +317,10 @@ func (c *Cluster) sourceLost(src *Writer, term, grants int64) string {
 }
 
 // supersedes names a copy promoted after src that is taking or holds its place: promoting or
-// active at a higher term, or at src's term with a later grant (an equal-term twin), "" when
-// there is none. A relocation target is no such copy: it carries src's recoveries on.
+// active at a higher term, or at src's term with a later grant (an equal-term twin), or one
+// that synced there and has crashed or been fenced since (src's chain is no longer its own,
+// and what that copy acknowledged is not in src's snapshot), "" when there is none. A
+// relocation target is no such copy: it carries src's recoveries on.
 func (c *Cluster) supersedes(src *Writer, term int64) string {
 	src.mu.Lock()
 	own := src.role.grant
@@ -328,9 +330,10 @@ func (c *Cluster) supersedes(src *Writer, term int64) string {
 			continue
 		}
 		w.mu.Lock()
-		st, t, g := w.role.state, w.role.term, w.role.grant
+		st, t, g, synced := w.role.state, w.role.term, w.role.grant, w.role.synced
 		w.mu.Unlock()
-		if (st == StatePromoting || st == StateActive) && g > 0 && (t > term || (t == term && g > own)) {
+		stopped := (st == StateCrashed || st == StateFenced) && synced
+		if (st == StatePromoting || st == StateActive || stopped) && g > 0 && (t > term || (t == term && g > own)) {
 			return w.id
 		}
 	}

@@ -12,7 +12,10 @@ type role struct {
 	gaveUp int64
 	// grant is the cluster's promotion count when this copy was promoted (0: never): of two
 	// copies at one term (an equal-term twin), the later grant is the primary.
-	grant   int64
+	grant int64
+	// synced is true once a sync at this grant was durable: the copy's chain moved past
+	// whatever it superseded, even if it crashed or was fenced since.
+	synced  bool
 	changed chan struct{} // closed and replaced on every change Settle cares about
 }
 

@@ -397,3 +397,22 @@ func TestExploreTimeout(t *testing.T) {
 		t.Errorf("explore timeout %v; mutate.txt:\n%s", rep.ExploreTimeoutSeconds, txt)
 	}
 }
+
+// TestJudgedFilesNameKnownMutants: every id in the project's mutate-equivalent.txt and
+// mutate-survivors.txt names a mutant of the code as it is: a judgement whose code moved (its
+// line or column shifted) would otherwise silently stop applying, and its mutant would show as
+// "not examined yet".
+func TestJudgedFilesNameKnownMutants(t *testing.T) {
+	c := config{moduleDir: "../..", pkgs: []string{"fence", "writers"}, only: regexp.MustCompile(""),
+		equivalent: "../../mutate-equivalent.txt", equivSet: true, survivors: "../../mutate-survivors.txt", survSet: true}
+	_, judged, examined, stale, err := load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(judged) == 0 || len(examined) == 0 {
+		t.Fatalf("read %d equivalent and %d examined mutants: the files were not read", len(judged), len(examined))
+	}
+	for _, s := range stale {
+		t.Error(s)
+	}
+}
