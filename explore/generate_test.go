@@ -173,6 +173,7 @@ func TestGenerateShapes(t *testing.T) {
 	seen := map[string]int{}
 	listings := map[int]int{}           // the held listing's Nth: the final listing, the sweep's
 	stops := map[scenarios.Action]int{} // how held-fence-read's overtaker stops after its sync
+	fails := map[faults.Action]int{}    // how held-fence-read's held verifying read fails
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
 		sc := g.scenario()
@@ -222,6 +223,15 @@ func TestGenerateShapes(t *testing.T) {
 				}
 				stops[stop.Action]++
 			}
+			if held.Action != faults.Delay {
+				// A held verifying read that then fails: held as long, and only the verifying read.
+				if held.Key != "*fence__?*" || held.Nth != 1 || held.Delay <= 0 ||
+					held.Action != faults.SyntheticStatus && held.Action != faults.DropResponse {
+					t.Fatalf("seed %d: a failing held read %+v", seed, held)
+				}
+				fails[held.Action]++
+				held.Action = faults.Delay // judged below as the hold it also is
+			}
 			if hold.Action != scenarios.HTTP || held.Action != faults.Delay ||
 				first.Action != scenarios.Promote || first.Params.Writer != hold.Params.Writer ||
 				second.Action != scenarios.Promote || !overtakes {
@@ -240,6 +250,9 @@ func TestGenerateShapes(t *testing.T) {
 		if seen[s] < 10 {
 			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
 		}
+	}
+	if fails[faults.SyntheticStatus] < 1 || fails[faults.DropResponse] < 1 || fails[faults.SyntheticStatus]+fails[faults.DropResponse] < 5 {
+		t.Errorf("held-fence-read's verifying read failed after its hold: %v", fails)
 	}
 	if stops[scenarios.Crash] < 5 || stops[scenarios.Pause] < 5 || stops[scenarios.Promote] < 5 {
 		t.Errorf("held-fence-read's overtaker stopped after its sync: %v", stops)
@@ -263,10 +276,10 @@ func TestGenerateListingHoldLeavesTheRestOfTheSeed(t *testing.T) {
 	held := 0
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
-		g.pairs = rand.New(never{}) // a pair copies the rule it twins: TestGeneratePairs
+		g.pairs, g.fails = rand.New(never{}), rand.New(never{}) // a pair copies the rule it twins: TestGeneratePairs
 		sc := g.scenario()
 		was := newGen(seed, GenOptions{}.normalized())
-		was.stalls, was.pairs = rand.New(never{}), rand.New(never{})
+		was.stalls, was.pairs, was.fails = rand.New(never{}), rand.New(never{}), rand.New(never{})
 		before := was.scenario()
 		if len(sc.Steps) != len(before.Steps) {
 			t.Fatalf("seed %d: %d steps, %d without the listing hold", seed, len(sc.Steps), len(before.Steps))

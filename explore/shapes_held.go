@@ -68,6 +68,16 @@ func (g *gen) heldFenceRead() []scenarios.Step {
 			twin = false
 		}
 	}
+	if k := g.fails.IntN(4); nth == 1 && r.Key == "*fence__?*" && k < 2 {
+		// Half the time the verifying read is held while the other copy overtakes, and then
+		// fails (a 500, or its answer lost): a claim must not take a read it could not make
+		// for a verified key.
+		r.Name = fmt.Sprintf("fail-fence-read-%d", g.rules)
+		r.Action, r.Status = faults.SyntheticStatus, 500
+		if k == 1 {
+			r.Action, r.Status = faults.DropResponse, 0
+		}
+	}
 	rule := scenarios.Step{Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}
 	rule.Trigger, rule.At, rule.After = g.incumbentTrigger()
 	term := g.c.newTerm()
