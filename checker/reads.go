@@ -89,9 +89,10 @@ const (
 // newer set took the file from under its collector's newest set (or the one it hydrated),
 // which every collection keeps: a violation whoever reads it, at any term, a recovery
 // included. One after Expect.Retain newer sets, by a collector no higher term had superseded,
-// is past the retention bound, where the design lets a file go (S23). Between the two, a recovery (term 0) is judged by the bound, and a
-// copy with a term is excused once a higher term superseded it. Without the set read or the
-// collection, or without a known bound, only that excuse applies.
+// is past the retention bound, where the design lets a file go (S23). Between the two, a
+// recovery (term 0) is judged by the bound, and a copy with a term is excused once a higher
+// term superseded it. Without the set read or the collection, or without a known bound, only
+// that excuse applies.
 func (x *readsJudge) judgeMissing(h *history.Event) int {
 	superseded := x.supersededBy(h.Writer, h.Term, h.Complete) >= 0
 	set := ""

@@ -47,7 +47,6 @@ func (g *gen) pendingPublish() []scenarios.Step {
 	// drawn after it would as often as not end the primary's term before its collection.
 	g.sole = g.r.IntN(2) == 0
 	a := scenarios.Params{Writer: "a"}
-	after := afterEvent
 	sets := 1 + g.r.IntN(4)
 	out := g.publishSets(sets)
 	g.rules++
@@ -67,7 +66,7 @@ func (g *gen) pendingPublish() []scenarios.Step {
 		collect = g.ms(150, 350)
 	}
 	hy := func(d time.Duration, act scenarios.Action, pr scenarios.Params) scenarios.Step {
-		return after(t, history.SigHydrating, 1, d, act, pr)
+		return afterEvent(t, history.SigHydrating, 1, d, act, pr)
 	}
 	// The recovery's file fetches are held in flight until after the collection: armed with
 	// the recovery, they reach the store only once the primary collected.
@@ -75,8 +74,8 @@ func (g *gen) pendingPublish() []scenarios.Step {
 	fetch := faults.Rule{Name: fmt.Sprintf("hold-fetches-%d", g.rules), Method: "GET", Key: "*/segments/data/*",
 		Nth: 1, Count: 6, Action: faults.Delay, Delay: collect + g.ms(200, 500)}
 	out = append(out,
-		after("a", history.SigPublished, sets, 0, scenarios.HTTP, scenarios.Params{Writer: t, Rule: fetch}),
-		after("a", history.SigPublished, sets, 0, scenarios.Recover, scenarios.Params{Writer: t}),
+		afterEvent("a", history.SigPublished, sets, 0, scenarios.HTTP, scenarios.Params{Writer: t, Rule: fetch}),
+		afterEvent("a", history.SigPublished, sets, 0, scenarios.Recover, scenarios.Params{Writer: t}),
 		hy(0, scenarios.HTTP, scenarios.Params{Writer: "a", Rule: r}),
 		hy(10*time.Millisecond, scenarios.Refresh, a))
 	if refreshes == 2 {
