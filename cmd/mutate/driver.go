@@ -40,6 +40,13 @@ type result struct {
 	// the tail of an erring exploration's output.
 	Detail  string
 	Seconds float64
+	// Unexplored is set when the unmutated exploration never ran the changed statement: the
+	// mutant was not explored, and survived the exploration.
+	Unexplored bool
+	// Tests are the tests the mutant met when --reach chose them; NoTest is set when no test
+	// of its package ran the changed statement, so none ran.
+	Tests  []string
+	NoTest bool
 }
 
 // driver builds and explores mutants in a temporary folder it owns.
@@ -57,6 +64,8 @@ type driver struct {
 	logMu          sync.Mutex
 	// schema is the one build of every mutant (--schemata), nil when each is built alone.
 	schema *schemaBuild
+	// reach is where the unmutated code ran (--reach), nil when not measured.
+	reach *reach
 }
 
 func newDriver(c config, log io.Writer) (*driver, error) {
@@ -118,11 +127,16 @@ func (d *driver) baseline(ctx context.Context, ms []mutate.Mutant) error {
 		return fmt.Errorf("the unmutated exploration exits %d, want 0; no mutant can be judged against it\n%s", code, out)
 	}
 	d.logf("the unmutated exploration passed in %s", d.baseDur.Round(time.Millisecond))
+	if d.c.reach {
+		if err := d.measureReach(ctx, ms); err != nil {
+			return err
+		}
+	}
 	if len(d.c.test) > 0 {
 		for _, p := range d.c.pkgs {
 			d.logf("testing the unmutated %s: %s", p, strings.Join(d.c.test, " "))
 			start := time.Now()
-			failed, timeout, out, err := d.testMutant(ctx, work, p, 0)
+			failed, timeout, out, err := d.testMutant(ctx, work, p, 0, nil)
 			switch {
 			case err != nil:
 				return fmt.Errorf("the unmutated tests of %s did not run: %v", p, err)
@@ -182,14 +196,14 @@ func (d *driver) build(ctx context.Context, work string, replace map[string]stri
 }
 
 // explore runs the exploration against bin with mutant n active (0: none; a schemata build
-// reads it), with work as its folder, and returns its exit code, whether it outlived
-// timeout, and the tail of its output.
-func (d *driver) explore(ctx context.Context, work, bin string, n int, timeout time.Duration) (int, bool, string, error) {
+// reads it), with work as its folder and env added to the environment, and returns its exit
+// code, whether it outlived timeout, and the tail of its output.
+func (d *driver) explore(ctx context.Context, work, bin string, n int, timeout time.Duration, env ...string) (int, bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, d.c.explore...)
 	cmd.Dir = work
-	cmd.Env = mutantEnv(n)
+	cmd.Env = append(mutantEnv(n), env...)
 	cmd.WaitDelay = 10 * time.Second
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -204,22 +218,27 @@ func (d *driver) explore(ctx context.Context, work, bin string, n int, timeout t
 	return cmd.ProcessState.ExitCode(), false, tail(buf.String()), nil
 }
 
-// testMutant runs the tests of package p with mutant n active: the schemata's test binary,
-// or go test with the overlay build wrote into work.
-func (d *driver) testMutant(ctx context.Context, work, p string, n int) (bool, bool, string, error) {
+// testMutant runs the tests of package p with mutant n active (only those named in tests,
+// when not nil): the schemata's test binary, or go test with the overlay build wrote into
+// work.
+func (d *driver) testMutant(ctx context.Context, work, p string, n int, tests []string) (bool, bool, string, error) {
 	if d.schema != nil {
-		return d.testSchema(ctx, p, n)
+		return d.testSchema(ctx, p, n, tests)
 	}
-	return d.test(ctx, work, "./"+filepath.ToSlash(p))
+	return d.test(ctx, work, "./"+filepath.ToSlash(p), tests)
 }
 
-// test runs the tests of pkg (a ./ path in the module) with the overlay build wrote into
-// work, and returns whether they failed, whether they outlived the timeout, and the tail of
+// test runs the tests of pkg (a ./ path in the module), only those named in tests when not
+// nil, with the overlay build wrote into work, and returns whether they failed, whether they outlived the timeout, and the tail of
 // their output.
-func (d *driver) test(ctx context.Context, work, pkg string) (bool, bool, string, error) {
+func (d *driver) test(ctx context.Context, work, pkg string, tests []string) (bool, bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.c.timeout)
 	defer cancel()
-	args := append(append([]string{}, d.c.test[1:]...), "-overlay", filepath.Join(work, "overlay.json"), pkg)
+	args := append(append([]string{}, d.c.test[1:]...), "-overlay", filepath.Join(work, "overlay.json"))
+	if tests != nil {
+		args = append(args, "-run", runPattern(tests))
+	}
+	args = append(args, pkg)
 	cmd := exec.CommandContext(ctx, d.c.test[0], args...)
 	cmd.Dir = d.dir
 	return runTests(ctx, cmd)

@@ -93,6 +93,9 @@ type config struct {
 	min            float64
 	// schemata builds every mutant at once (mutate.Schemata) instead of one build each.
 	schemata bool
+	// reach: measure where the unmutated code runs, explore only the mutants whose statement
+	// the exploration runs, and test each with the tests that run it.
+	reach bool
 }
 
 func main() {
@@ -119,6 +122,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"how long one mutant's exploration may run (0: ten times the unmutated exploration's, at least 1m, at most --timeout)")
 	fs.BoolVar(&c.schemata, "schemata", true, "build every mutant at once, selected at run time, instead of one build each "+
 		"(a survivor is still built alone, to find it equivalent or invalid as without)")
+	fs.BoolVar(&c.reach, "reach", true, "measure with coverage where the unmutated exploration and each test go; skip the "+
+		"exploration of a mutant whose statement it never runs, and give a mutant only the tests that run its statement")
 	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
 	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
 	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")

@@ -29,9 +29,15 @@ type report struct {
 	Score *float64 `json:"score,omitempty"`
 	// ExploreScore is the same without the test kills in the numerator: what the exploration
 	// alone noticed. It equals Score when there was no test stage.
-	ExploreScore *float64     `json:"explore_score,omitempty"`
-	Min          float64      `json:"min"`
-	Mutants      []jsonResult `json:"mutants"`
+	ExploreScore *float64 `json:"explore_score,omitempty"`
+	Min          float64  `json:"min"`
+	// Reach says whether --reach measured where the unmutated code runs; Unexplored counts
+	// the mutants whose changed statement the exploration never ran (not explored), NoTest
+	// those whose statement no test of their package ran.
+	Reach      bool         `json:"reach"`
+	Unexplored int          `json:"unexplored"`
+	NoTest     int          `json:"no_test"`
+	Mutants    []jsonResult `json:"mutants"`
 }
 
 type jsonResult struct {
@@ -48,21 +54,35 @@ type jsonResult struct {
 	// Why is what a person found when examining a survivor (the survivors file).
 	Why     string  `json:"why,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Unexplored: the unmutated exploration never ran the changed statement, so the mutant
+	// was not explored. Tests are the tests it met when they were chosen by what they run;
+	// NoTest: no test of its package runs the changed statement.
+	Unexplored bool     `json:"unexplored,omitempty"`
+	Tests      []string `json:"tests,omitempty"`
+	NoTest     bool     `json:"no_test,omitempty"`
 }
 
 func newReport(c config, d *driver, rs []result, examined map[string]string) report {
 	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
 		Test:           strings.Join(c.test, " "),
-		TimeoutSeconds: c.timeout.Seconds(), ExploreTimeoutSeconds: d.exploreTimeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min}
+		TimeoutSeconds: c.timeout.Seconds(), ExploreTimeoutSeconds: d.exploreTimeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min,
+		Reach: d.reach != nil}
 	for _, s := range statuses {
 		r.Counts[s] = 0
 	}
 	for _, x := range rs {
 		r.Counts[x.Status]++
 		m := jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
-			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds}
+			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds,
+			Unexplored: x.Unexplored, Tests: x.Tests, NoTest: x.NoTest}
 		if x.Status == survived {
 			m.Why = examined[x.ID]
+		}
+		if x.Unexplored {
+			r.Unexplored++
+		}
+		if x.NoTest {
+			r.NoTest++
 		}
 		r.Mutants = append(r.Mutants, m)
 	}
@@ -114,6 +134,13 @@ func (r report) text() string {
 	if r.Test != "" {
 		b.WriteString("exploration alone = (killed + killed-by-timeout + killed-by-harness) / (those + killed-by-test + survived)\n")
 	}
+	if r.Reach {
+		fmt.Fprintf(&b, "reach: the unmutated exploration never ran the changed statement of %d mutants, which were not explored", r.Unexplored)
+		if r.Test != "" {
+			fmt.Fprintf(&b, "; no test ran that of %d, whose tests did not run; the others met only the tests that run it", r.NoTest)
+		}
+		b.WriteString("\n")
+	}
 	n := 0
 	for _, m := range r.Mutants {
 		if m.Status == survived && m.Why != "" {
@@ -148,6 +175,16 @@ func (r report) list(b *strings.Builder, status, title string) {
 				why = "not examined yet"
 			}
 			fmt.Fprintf(b, "  why: %s\n", why)
+			switch {
+			case m.Unexplored && m.NoTest:
+				b.WriteString("  reach: neither the exploration nor any test runs this statement\n")
+			case m.Unexplored:
+				b.WriteString("  reach: the exploration never runs this statement\n")
+			case m.NoTest:
+				b.WriteString("  reach: no test runs this statement\n")
+			}
+		} else if status == testKill && m.Unexplored {
+			b.WriteString("  reach: the exploration never runs this statement\n")
 		}
 		detail := m.Detail
 		if status == testKill {

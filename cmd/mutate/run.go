@@ -72,6 +72,44 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 	} else if d.alone(ctx, work, m, &r) {
 		return r
 	}
+	if d.reach != nil && !d.reach.explored(m) {
+		// The exploration never runs the changed statement: it cannot tell the mutant apart.
+		r.Status, r.Unexplored = survived, true
+	} else {
+		d.exploreOne(ctx, work, bin, n, &r)
+	}
+	if r.Status == survived && len(d.c.test) > 0 {
+		// The exploration passed: the mutated package's own tests get their turn, those that
+		// run the changed statement when --reach measured them.
+		var tests []string
+		measured := false
+		if d.reach != nil {
+			tests, measured = d.reach.testsOf(m)
+		}
+		if measured && len(tests) == 0 {
+			r.NoTest = true
+		} else {
+			if measured {
+				r.Tests = tests
+			}
+			failed, _, out, err := d.testMutant(ctx, work, path.Dir(m.File), n, tests)
+			switch {
+			case err != nil:
+				r.Status, r.Detail = errStatus, err.Error()
+			case failed:
+				r.Status, r.Detail = testKill, out
+			}
+		}
+	}
+	if r.Status == survived && d.schema != nil {
+		d.alone(ctx, work, m, &r)
+	}
+	return r
+}
+
+// exploreOne explores mutant m (n in the schemata, or built alone into work as bin) and sets
+// its status from the exploration's exit.
+func (d *driver) exploreOne(ctx context.Context, work, bin string, n int, r *result) {
 	code, timeout, out, err := d.explore(ctx, work, bin, n, d.exploreTimeout)
 	switch {
 	case err != nil:
@@ -88,20 +126,6 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 			r.Status, r.Detail = errStatus, fmt.Sprintf("exit %d\n%s", code, out)
 		}
 	}
-	if r.Status == survived && len(d.c.test) > 0 {
-		// The exploration passed: the mutated package's own tests get their turn.
-		failed, _, out, err := d.testMutant(ctx, work, path.Dir(m.File), n)
-		switch {
-		case err != nil:
-			r.Status, r.Detail = errStatus, err.Error()
-		case failed:
-			r.Status, r.Detail = testKill, out
-		}
-	}
-	if r.Status == survived && d.schema != nil {
-		d.alone(ctx, work, m, &r)
-	}
-	return r
 }
 
 // alone builds mutant m by itself into work and reports true when that settles it: it does

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -209,17 +210,21 @@ func splitTestFlags(test []string) (build, run []string, err error) {
 	return build, run, nil
 }
 
-// testSchema runs package p's test binary with mutant n active (0: none), in the package's
-// folder as go test does, and returns whether they failed, whether they outlived the timeout,
-// and what failed.
-func (d *driver) testSchema(ctx context.Context, p string, n int) (bool, bool, string, error) {
+// testSchema runs package p's test binary with mutant n active (0: none), only the tests
+// named in tests when not nil, in the package's folder as go test does, and returns whether
+// they failed, whether they outlived the timeout, and what failed.
+func (d *driver) testSchema(ctx context.Context, p string, n int, tests []string) (bool, bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.c.timeout)
 	defer cancel()
 	bin, ok := d.schema.tests[pkgKey(p)]
 	if !ok {
 		return false, false, "", fmt.Errorf("no test binary of package %s: it is not among --pkgs", p)
 	}
-	cmd := exec.CommandContext(ctx, bin, d.schema.run...)
+	args := d.schema.run
+	if tests != nil {
+		args = append(slices.Clone(args), "-test.run="+runPattern(tests))
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(d.dir, filepath.FromSlash(p))
 	cmd.Env = mutantEnv(n)
 	return runTests(ctx, cmd)
