@@ -156,13 +156,14 @@ func (d *driver) baseline(ctx context.Context, ms []mutate.Mutant) error {
 	return nil
 }
 
-// exploreTimeout is the bound of a mutant's exploration: given (--explore-timeout), or ten
-// times the unmutated exploration's time base, at least a minute and at most limit.
+// exploreTimeout is the bound of a mutant's exploration: given (--explore-timeout), or four
+// times the unmutated exploration's time base (a mutant's exploration shares the machine with
+// --jobs others, which makes it up to about twice as slow), at least 45 seconds and at most limit.
 func exploreTimeout(given, limit, base time.Duration) time.Duration {
 	if given > 0 {
 		return given
 	}
-	return min(max(10*base, time.Minute), limit)
+	return min(max(4*base, 45*time.Second), limit)
 }
 
 // build builds the bench into work with the overlay replace (nil: none) and returns the

@@ -14,8 +14,8 @@
 //   - it exits 0: survived;
 //   - it outlives --explore-timeout: killed-by-timeout, listed on its own and counted as a
 //     kill. The unmutated bench must finish its exploration (exit 0, within --timeout) before
-//     any mutant runs; --explore-timeout is by default ten times that run's time, at least a
-//     minute and at most --timeout, so a hang costs a minute rather than the minutes a
+//     any mutant runs; --explore-timeout is by default four times that run's time, at least
+//     45 seconds and at most --timeout, so a hang costs a minute rather than the minutes a
 //     package's tests may need. A mutant that then hangs the exploration has broken the
 //     protocol's progress, which a run of the bench would notice as surely as a failed
 //     invariant (the usual convention of mutation testing);
@@ -119,7 +119,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"and the mutated package are appended (e.g. \"go test -count=1 -vet=off\"); empty: no test stage")
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "how long the unmutated exploration, or one package's tests, may run")
 	fs.DurationVar(&c.exploreTimeout, "explore-timeout", 0,
-		"how long one mutant's exploration may run (0: ten times the unmutated exploration's, at least 1m, at most --timeout)")
+		"how long one mutant's exploration may run (0: four times the unmutated exploration's, at least 45s, at most --timeout)")
 	fs.BoolVar(&c.schemata, "schemata", true, "build every mutant at once, selected at run time, instead of one build each "+
 		"(a survivor is still built alone, to find it equivalent or invalid as without)")
 	fs.BoolVar(&c.reach, "reach", true, "measure with coverage where the unmutated exploration and each test go; skip the "+

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"os"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -98,7 +98,7 @@ func F(n int, err error) int {
 	got := map[string][2]int{}
 	for _, m := range ms {
 		p := at[m.ID]
-		got[strconv.Itoa(m.Line) + ":" + string(m.Kind)] = [2]int{p.Line, p.Column}
+		got[strconv.Itoa(m.Line)+":"+string(m.Kind)] = [2]int{p.Line, p.Column}
 	}
 	for k, w := range want {
 		if got[k] != w {
