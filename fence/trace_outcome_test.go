@@ -192,3 +192,27 @@ func TestTransferRefusedByItsOwnLostWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedTransferWithNothingInDoubtFences: a transfer refused when no earlier attempt of
+// it is in doubt was refused by another writer's move, so the source is fenced at once: it
+// does not read the key back to look for its own write, and a failing read cannot turn the
+// refusal into a retry.
+func TestRefusedTransferWithNothingInDoubtFences(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			f, fs := w.owner("a1", 5, false, Correct)
+			mustOK(t, "a sync", f.Advance(w.ctx))
+			key := w.key(5)
+			obj, err := w.raw.Get(w.ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.raw.PutIfMatch(w.ctx, key, f.body("b1", 7), obj.ETag); err != nil {
+				t.Fatal(err)
+			}
+			fs.on("get", key, drop)
+			wantErr(t, "the transfer after another writer moved the key", f.Transfer(w.ctx, "t1"), ErrFenced, "lost the CAS")
+		})
+	}
+}
