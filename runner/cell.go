@@ -201,6 +201,14 @@ func (cr *cellRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if cr.clock.IsVirtual() && cr.r.opts.CellTimeout == 0 {
+		// The same bound on the cell's own time line: a copy that retries for ever (a
+		// promotion whose claim never succeeds) moves scenario time on, so the cell ends
+		// there, at once, rather than at the real deadline a minute later.
+		var vcancel context.CancelFunc
+		ctx, vcancel = cr.clock.WithTimeout(ctx, sc.Duration+60*time.Second)
+		defer vcancel()
+	}
 
 	plan := Plan(sc, cr.c.Seed)
 	// Request-level rules due at time zero are in place before anything talks to the store,
@@ -413,8 +421,18 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	}
 	actx, cancelAudit := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelAudit()
+	if cr.clock.IsVirtual() {
+		// An auditor whose claim never succeeds retries on the clock: bound it in scenario
+		// time too, or it drives the virtual clock for the whole real bound.
+		var vcancel context.CancelFunc
+		actx, vcancel = cr.clock.WithTimeout(actx, 5*time.Minute)
+		defer vcancel()
+	}
 	audit, err := cr.cluster.Audit(actx, direct, 0)
 	if err != nil {
+		if actx.Err() != nil {
+			return harnessf("auditor: its recovery did not finish within 30s (5m of scenario time on a virtual clock): %v", err)
+		}
 		return harnessf("auditor: %v", err)
 	}
 

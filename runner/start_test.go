@@ -65,3 +65,47 @@ expect:
 	}
 	t.Logf("a paused at %v, resumed at %v, promoted at %v, %d acks; %v of real time", paused, resumed, promoted, acks, took)
 }
+
+// A primary whose claim never succeeds (every listing of the fence keys answered 500 for the
+// whole run) retries its promotion on the clock. On the virtual clock the cell ends at its
+// bound in scenario time, the scenario's duration and a minute: before, its retries drove
+// scenario time on for hours until the real deadline a minute and a half later, and a
+// mutant of the protocol that never claims cost every schedule that long.
+func TestEndlessPromotionEndsOnScenarioTime(t *testing.T) {
+	const yaml = `name: never-claims
+duration: 2s
+writers:
+  - {id: a, role: primary, term: 5}
+traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
+steps:
+  - at: 0s
+    http:
+      writer: a
+      name: fence-listing-fails
+      match: {method: GET, key: "*fence__"}
+      action: status
+      status: 500
+`
+	sc, err := scenarios.Parse("never-claims.yaml", []byte(yaml), scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
+	res := e.run(context.Background(), env.NewSim(0), sc, 1)
+	if res.Verdict == checker.Fail {
+		t.Fatalf("verdict %s (%s), want no failure: nothing was acknowledged", res.Verdict, res.Error)
+	}
+	claims := 0
+	var last time.Duration
+	for _, ev := range res.Events {
+		if ev.Writer == "a" && ev.Kind == history.Claim {
+			claims++
+		}
+		last = max(last, ev.Complete)
+	}
+	if bound := sc.Duration + time.Minute + settleTimeout; claims < 10 || last > bound {
+		t.Fatalf("%d claims, the last event at %v of scenario time: want the claim retried until the cell's bound, "+
+			"and nothing after %v", claims, last, bound)
+	}
+	t.Logf("verdict %s; %d claims; the last event at %v of scenario time", res.Verdict, claims, last)
+}
