@@ -50,7 +50,7 @@ func TestParseKeyRejects(t *testing.T) {
 	for _, k := range []string{
 		"", "fence__", "fence__922337203685477580", "fence__92233720368547758070",
 		"fence__922337203685477580x", "fence__-223372036854775807", "p/metadata__9223372036854775807",
-		"p/fence__9999999999999999999",
+		"p/fence__9999999999999999999", "fence__+223372036854775807", // a sign ParseInt would take
 	} {
 		if term, ok := ParseKey(k); ok {
 			t.Errorf("ParseKey(%q): got %d true, want rejection", k, term)

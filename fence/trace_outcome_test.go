@@ -2,7 +2,10 @@ package fence
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/fencebench/fencebench/store"
 )
 
 // that answer a missing key that way). Both are a lost CAS.
@@ -213,6 +216,30 @@ func TestRefusedTransferWithNothingInDoubtFences(t *testing.T) {
 			}
 			fs.on("get", key, drop)
 			wantErr(t, "the transfer after another writer moved the key", f.Transfer(w.ctx, "t1"), ErrFenced, "lost the CAS")
+		})
+	}
+}
+
+// TestLostArbitrationFencesWithTheLastRefusal: an equal-term claimant whose every arbitration
+// write is refused gives up after maxSameTermAttempts, fenced, and its error carries the
+// store's last refusal, which is what tells a reader of the report why.
+func TestLostArbitrationFencesWithTheLastRefusal(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			w.owner("a1", 5, false, Correct)
+			key := w.key(5)
+			g, fs := w.fence("b1", 5, false, Correct)
+			refusal := &store.Error{Op: "put-if-match", Key: key, Kind: store.ErrPreconditionFailed, Status: 412, Code: "PreconditionFailed"}
+			fs.on("put-if-match", key, fail).Err(refusal).Times(-1)
+			err := g.Claim(w.ctx)
+			wantErr(t, "an arbitration refused every time", err, ErrFenced, fmt.Sprintf("lost equal-term arbitration %d times", maxSameTermAttempts))
+			if !errors.Is(err, store.ErrPreconditionFailed) {
+				t.Fatalf("%v: want it to carry the store's refusal", err)
+			}
+			if c := w.content(5); c.AllocationID != "a1" {
+				t.Fatalf("key holds %+v, want a1's claim untouched", c)
+			}
 		})
 	}
 }
