@@ -105,7 +105,14 @@ type exploration struct {
 	shrunk int             // e.found[:shrunk] were grouped and shrunk by an earlier failures call
 	corpus *explore.Corpus // what the schedules reached; guided exploration mutates its schedules
 	sys    *sysExplore     // the system under test, nil for the bench's own protocol
+	// hopeless is set once the first hopelessErrors schedules all ended in harness errors.
+	hopeless bool
 }
+
+// hopelessErrors is how many schedules ending in harness errors, with none judged, stop an
+// exploration: whatever keeps the bench from judging (a store it cannot use, a protocol that
+// never claims, so its auditor cannot recover the shard) will not go away with more seeds.
+const hopelessErrors = 32
 
 // Explore generates schedules from seeds, runs each on o.Env, judges it with the checker,
 // and shrinks, replays and confirms the failures it finds. It writes explore.json and
@@ -275,7 +282,7 @@ func (e *exploration) loop(ctx context.Context) {
 				if !ok {
 					return
 				}
-				if e.schedule(ctx, i) && e.o.StopAtFirst {
+				if e.schedule(ctx, i) && e.o.StopAtFirst || e.isHopeless() {
 					cancel()
 				}
 			}
@@ -284,6 +291,8 @@ func (e *exploration) loop(ctx context.Context) {
 	wg.Wait()
 	e.x.Stopped = "budget"
 	switch {
+	case e.isHopeless():
+		e.x.Stopped = fmt.Sprintf("the first %d schedules all ended in harness errors", hopelessErrors)
 	case e.o.StopAtFirst && e.x.Failed > failedBefore:
 		e.x.Stopped = "first failure"
 	case e.o.For > 0 && (e.o.Schedules == 0 || e.x.Schedules < e.o.Schedules) && ctx.Err() != nil:
@@ -363,6 +372,13 @@ func (e *exploration) schedule(ctx context.Context, i int) bool {
 	return failed
 }
 
+// isHopeless says whether the exploration stops for harness errors alone (hopelessErrors).
+func (e *exploration) isHopeless() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.hopeless
+}
+
 // why counts an inconclusive schedule under its first reason, numbers blanked.
 func (e *exploration) why(res *outcome.CellResult) {
 	reason := "no reason given"
@@ -386,6 +402,9 @@ func (e *exploration) note(i int, seed uint64, msg string) {
 }
 
 func (e *exploration) noteLocked(i int, seed uint64, msg string) {
+	if e.x.Errors >= hopelessErrors && e.x.Passed+e.x.Failed+e.x.Inconclusive == 0 {
+		e.hopeless = true
+	}
 	if len(e.errors) < 10 {
 		e.errors = append(e.errors, fmt.Sprintf("schedule %d (seed %d): %s", i+1, seed, msg))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/fencebench/fencebench/explore"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/testenv"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/reports"
 	"github.com/fencebench/fencebench/scenarios"
 )
@@ -385,5 +386,26 @@ func TestRecoveryRefusesAnOvertakenSource(t *testing.T) {
 	}
 	if !refused || !bAcked {
 		t.Fatalf("the schedule did not play out as scripted (b acked: %v, c's recovery from a refused: %v):\n%s", bAcked, refused, story(res.Events))
+	}
+}
+
+// An exploration whose first hopelessErrors schedules all end in harness errors is hopeless
+// and stops; one schedule judged before that keeps it going, as errors among judged schedules
+// are the exception its report lists.
+func TestExplorationOfHarnessErrorsAloneStops(t *testing.T) {
+	for _, judged := range []bool{false, true} {
+		e := &exploration{x: &outcome.Exploration{}}
+		if judged {
+			e.x.Inconclusive = 1
+		}
+		for i := range hopelessErrors {
+			if e.isHopeless() {
+				t.Fatalf("judged %v: hopeless after %d errors, want %d", judged, i, hopelessErrors)
+			}
+			e.note(i, uint64(i), "harness: auditor: the claim never succeeds")
+		}
+		if e.isHopeless() == judged {
+			t.Errorf("judged %v: hopeless %v after %d errors", judged, e.isHopeless(), hopelessErrors)
+		}
 	}
 }
