@@ -277,7 +277,9 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 		cr.mu.Unlock()
 	}()
 	done := make(chan error, 1)
-	cr.background(func() {
+	ended := false
+	cr.bg.Add(1)
+	cr.guard.Go("the initial promotions", func() {
 		defer cr.startMark() // no primary: the plan's own steps start the cell
 		var first error
 		for _, w := range sc.Writers {
@@ -301,6 +303,7 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 			delete(cr.starting, w.ID)
 			cr.mu.Unlock()
 		}
+		ended = true
 		cr.mu.Lock()
 		late := cr.startLate
 		if !late {
@@ -309,6 +312,12 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 		cr.mu.Unlock()
 		if late && first != nil {
 			cr.fail(first) // the plan already started: the cell ends as a harness error
+		}
+	}, cr.bg.Done, func() {
+		if !ended {
+			// A panic ended the promotions (the guard reports it): the wait below ends too,
+			// or it would hold the cell until the exploration gave up on it.
+			done <- harnessf("the initial promotions ended in a panic")
 		}
 	})
 	select {

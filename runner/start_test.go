@@ -2,12 +2,15 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/internal/guard"
+	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -108,4 +111,36 @@ steps:
 			"and nothing after %v", claims, last, bound)
 	}
 	t.Logf("verdict %s; %d claims; the last event at %v of scenario time", res.Verdict, claims, last)
+}
+
+// A panic in the initial promotions ends the cell as a harness error naming it, at once: the
+// cell does not wait for promotions that will never report (it used to stand still until
+// the exploration abandoned the schedule, three minutes later).
+func TestPanicInInitialPromotionsEndsTheCell(t *testing.T) {
+	defer guard.SetTestHook(func(name string) {
+		if name == "the initial promotions" {
+			panic("injected into the initial promotions")
+		}
+	})()
+	const yaml = `name: steady
+duration: 2s
+writers:
+  - {id: a, role: primary, term: 5}
+traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
+`
+	sc, err := scenarios.Parse("steady.yaml", []byte(yaml), scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
+	ended := make(chan *outcome.CellResult, 1)
+	go func() { ended <- e.run(context.Background(), env.NewSim(0), sc, 1) }()
+	select {
+	case res := <-ended:
+		if res.Verdict != checker.Error || !strings.Contains(res.Error, "injected into the initial promotions") {
+			t.Fatalf("verdict %s (%s), want a harness error naming the panic", res.Verdict, res.Error)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the cell did not end after its initial promotions panicked")
+	}
 }
