@@ -44,3 +44,24 @@ func TestTransferOfASweptKeyFences(t *testing.T) {
 		})
 	}
 }
+
+// TestRevertOfASweptKeyStandsDownFenced: a source that transferred, then finds its key swept
+// by a higher term when it tries to resume, stands down (resumed false, no error) and is
+// fenced from then on: nothing it is asked later writes.
+func TestRevertOfASweptKeyStandsDownFenced(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			s, _ := w.owner("s", 5, true, Correct)
+			mustOK(t, "the transfer", s.Transfer(w.ctx, "t"))
+			w.owner("c", 7, false, Correct) // sweeps term 5
+			if resumed, err := s.Revert(w.ctx); resumed || err != nil {
+				t.Fatalf("revert of a swept key: resumed %v, err %v; want a stand-down", resumed, err)
+			}
+			if !s.Fenced() {
+				t.Fatal("the source stood down but is not fenced")
+			}
+			wantErr(t, "a sync after standing down", s.Advance(w.ctx), ErrFenced, "stood down")
+		})
+	}
+}
