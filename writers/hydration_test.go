@@ -118,3 +118,44 @@ func TestAHydrationHasFiveAttempts(t *testing.T) {
 		t.Fatalf("b's failed fetches %d; want the four of the file that was missing", failed)
 	}
 }
+
+// A hydration whose read of the reference set itself is refused (a 403) has fetched nothing:
+// the promotion fails with the store's error and the copy stays a standby, rather than
+// serving as if the set named no file.
+func TestAHydrationWhoseSetReadIsRefusedFails(t *testing.T) {
+	rg := memRig(t, nil)
+	a := rg.add("a", nil)
+	rg.promote(a, 3)
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	b := rg.add("b", newFailStore(rg.st, "get", func(key string) bool { return strings.Contains(key, "/segments/metadata/metadata__") }, 1, forbidden))
+	err := b.Promote(ctx(t), 4)
+	if !errors.Is(err, store.ErrConfig) || b.State() != StateStandby {
+		t.Fatalf("promotion whose reference set read is refused: %v, b %s; want the store's error and a standby", err, b.State())
+	}
+}
+
+// A reference set that does not decode is not hydrated from: the promotion fails and the
+// copy stays a standby, rather than serving as if the set named no file.
+func TestAHydrationOfAnUnreadableSetFails(t *testing.T) {
+	rg := memRig(t, nil)
+	a := rg.add("a", nil)
+	rg.promote(a, 3)
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	sets, err := rg.st.List(ctx(t), a.c.cfg.Shard.SegmentMetadataPrefix())
+	if err != nil || len(sets) == 0 {
+		t.Fatalf("the published sets: %v %v", sets, err)
+	}
+	for _, s := range sets {
+		if _, err := rg.st.Put(ctx(t), s.Key, []byte("not a reference set\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := rg.add("b", nil)
+	if err := b.Promote(ctx(t), 4); err == nil || b.State() != StateStandby {
+		t.Fatalf("promotion over an unreadable reference set: %v, b %s; want an error and a standby", err, b.State())
+	}
+}
