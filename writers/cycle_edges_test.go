@@ -2,6 +2,7 @@ package writers
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -108,4 +109,31 @@ func recoverAsync(ctx context.Context, w, src *Writer) <-chan recoveryResult {
 		done <- recoveryResult{rc, err}
 	}()
 	return done
+}
+
+// A copy is recovering from the moment its recovery starts until it ends: it takes no grant
+// meanwhile (a promotion is refused as not serving), and it is a standby again afterwards.
+func TestARecoveringCopyTakesNoGrant(t *testing.T) {
+	r := memRig(t, nil)
+	hs := newHold(r.st, isSegmentMetadataList)
+	a, c := r.add("a", nil), r.add("c", hs)
+	r.promote(a, 3)
+	r.submit(a, 10)
+	r.waitAcked(a, 10)
+	hs.arm()
+	done := recoverAsync(ctx(t), c, a)
+	hs.waitHit(t)
+	if st := c.State(); st != StateRecovering {
+		t.Fatalf("c mid-recovery is %s, want %s", st, StateRecovering)
+	}
+	if err := c.Promote(ctx(t), 4); !errors.Is(err, ErrNotServing) {
+		t.Fatalf("promoting c mid-recovery: %v, want ErrNotServing", err)
+	}
+	close(hs.release)
+	if got := <-done; got.err != nil {
+		t.Fatalf("recovery: %v", got.err)
+	}
+	if st := c.State(); st != StateStandby {
+		t.Fatalf("c after its recovery is %s, want %s", st, StateStandby)
+	}
 }
