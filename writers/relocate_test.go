@@ -87,3 +87,22 @@ func TestHandoffFailureSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A relocation to the source itself, or to a copy of another cluster, is refused before it
+// does anything: the source keeps serving.
+func TestRelocationRefusesAnInvalidTarget(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", nil)
+	r.promote(a, 3)
+	other := memRig(t, nil)
+	stranger := other.add("s", nil)
+	for name, tg := range map[string]*Writer{"itself": a, "another cluster's copy": stranger} {
+		_, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 2 * time.Second})
+		if err == nil || !strings.Contains(err.Error(), "invalid target") {
+			t.Fatalf("relocation to %s: %v; want it refused as an invalid target", name, err)
+		}
+		if a.State() != StateActive {
+			t.Fatalf("after the refused relocation to %s, a is %s; want it serving", name, a.State())
+		}
+	}
+}
