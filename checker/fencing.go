@@ -28,7 +28,11 @@ type fencingJudge struct{ *index }
 //     followed by an ok Revert of its transferrer before X's adoption.
 //
 // A supersession that was over before the grant cannot explain the stop: the source's own
-// seal, for instance, does not justify fencing its relocation target after the transfer.
+// seal, for instance, does not justify fencing its relocation target after the transfer. A
+// claim of a higher term is the exception across a grant that never looks for higher terms
+// (a transfer, a revert): the object it may have created still stands after them, and the
+// term floor of the next claim or adoption at T rightly refuses. Only W's own ok Claim or
+// Adopt at T, each of which checked that no higher term existed, ends it.
 //
 // A relocation target's StandDown (Detail "relocation-target": it gave the handoff up, for
 // instance because its hydration failed) is also justified by a failed store call of its
@@ -99,12 +103,15 @@ func (x *fencingJudge) judgeStop(p int32) stopJudgement {
 		term = x.termBefore(f.Writer, f.Complete)
 	}
 	j := stopJudgement{pos: p, term: term, grant: x.latestGrant(f.Writer, term, f.Complete)}
-	var since time.Duration
+	var since, floor time.Duration
 	if j.grant >= 0 {
 		since = x.ev[j.grant].Invoke
 	}
+	if g := x.latestFloorGrant(f.Writer, term, f.Complete); g >= 0 {
+		floor = x.ev[g].Invoke
+	}
 	var by int32
-	by, j.stale, j.illegit = x.supersededSince(f.Writer, term, since, f.Complete)
+	by, j.stale, j.illegit = x.supersededSince(f.Writer, term, since, floor, f.Complete)
 	j.justified = by >= 0
 	if j.target = f.Kind == history.StandDown && f.Detail == targetGaveUp; j.target && !j.justified {
 		if j.grant < 0 {
@@ -192,6 +199,21 @@ func (x *fencingJudge) latestGrant(w string, term int64, t time.Duration) int32 
 	return best
 }
 
+// latestFloorGrant is w's most recent grant at term invoked by t that looked for higher
+// terms: an ok Claim or Adopt of its own, whose term floor would have refused it had a higher
+// term's object been there. A transfer or a revert only moves the term's own object, so a
+// higher term claimed before them still stands after them; -1 when there is none.
+func (x *fencingJudge) latestFloorGrant(w string, term int64, t time.Duration) int32 {
+	var best int32 = -1
+	for _, a := range x.acqs {
+		if a.writer == w && a.term == term && a.invoke <= t && a.kind != history.Revert &&
+			(best < 0 || eventOrder(x.ev[a.pos], x.ev[best]) > 0) {
+			best = a.pos
+		}
+	}
+	return best
+}
+
 // Kinds of supersession an event of another writer can be.
 const (
 	notSupersession = iota
@@ -271,9 +293,10 @@ func (x *fencingJudge) tookFrom(p int32, w string) bool {
 }
 
 // supersededSince finds a supersession of w at term by another writer, invoked by t and not
-// completed before since. It returns it (or -1), the latest supersession that completed
+// completed before since (a claim of a higher term: not completed before floor, w's latest
+// grant that looked for higher terms). It returns it (or -1), the latest supersession that completed
 // before since (or -1), and an illegitimate same-term acquisition in the window (or -1).
-func (x *fencingJudge) supersededSince(w string, term int64, since, t time.Duration) (by, stale, illegit int32) {
+func (x *fencingJudge) supersededSince(w string, term int64, since, floor, t time.Duration) (by, stale, illegit int32) {
 	stale, illegit = -1, -1
 	for _, list := range [][]int32{x.claims, x.reverts, x.adopts} {
 		for _, p := range list {
@@ -281,10 +304,14 @@ func (x *fencingJudge) supersededSince(w string, term int64, since, t time.Durat
 			if e.Invoke > t {
 				break
 			}
+			after := since
+			if e.Kind == history.Claim && e.Term > term {
+				after = floor
+			}
 			k := x.supersessionKind(p, w, term)
 			switch {
 			case k == notSupersession:
-			case e.Complete < since:
+			case e.Complete < after:
 				if k == supersedes && (stale < 0 || e.Complete > x.ev[stale].Complete) {
 					stale = p
 				}

@@ -147,6 +147,20 @@ func TestStopJustification(t *testing.T) {
 			f := h.fenced("a", 5, 50, "conflict")
 			return h, sortedIDs(h.ev[0].ID, c, f)
 		}, []string{"a (term 5) was fenced", "after its own seal at 0.010s"}},
+		// Found by exploration (overtaken-seal, mutated): c's claim of term 6 created its
+		// object, its answer lost, and c crashed before its sweep; s, never swept, transferred
+		// the chain to x, and x's adoption found term 6 and was fenced. The transfer looked for
+		// no higher term, so the claim before it still explains the fence.
+		{"target fenced by a higher term claimed before the transfer", func() (*hb, []int64) {
+			h := handoff()
+			h.claim("c", 6, k6, 20, 25, 0, "", history.Ambiguous, "seal")
+			ad := idOf(h, history.Adopt, "x")
+			h.edit(ad, func(e *history.Event) { e.Outcome, e.Err = history.FencedOut, "superseded by term 6" })
+			h.fenced("x", 5, 66, "superseded by term 6")
+			h.dropEvent(idOf(h, history.Ack, "x"))
+			h.dropEvent(idOf(h, history.CAS, "x"))
+			return h, nil
+		}, nil},
 		{"target gives the handoff up after its hydration failed", func() (*hb, []int64) { return gaveUp(true), nil }, nil},
 		{"target gives the handoff up without cause", func() (*hb, []int64) {
 			h := gaveUp(false)

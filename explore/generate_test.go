@@ -171,9 +171,11 @@ func TestGenerateHonoursOptions(t *testing.T) {
 // when the read is its first re-adoption's.
 func TestGenerateShapes(t *testing.T) {
 	seen := map[string]int{}
-	listings := map[int]int{}           // the held listing's Nth: the final listing, the sweep's
-	stops := map[scenarios.Action]int{} // how held-fence-read's overtaker stops after its sync
-	fails := map[faults.Action]int{}    // how held-fence-read's held verifying read fails
+	listings := map[int]int{}                // the held listing's Nth: the final listing, the sweep's
+	stops := map[scenarios.Action]int{}      // how held-fence-read's overtaker stops after its sync
+	fails := map[faults.Action]int{}         // how held-fence-read's held verifying read, or overtaken-seal's check, fails
+	overtakes := map[bool]int{}              // overtaken-seal's overtaker: a twin (true) or a higher term
+	handoffs := map[history.SignalKind]int{} // the source's or target's event overtaken-handoff's overtaker follows
 	for seed := uint64(1); seed <= 3000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
 		sc := g.scenario()
@@ -237,8 +239,37 @@ func TestGenerateShapes(t *testing.T) {
 				second.Action != scenarios.Promote || !overtakes {
 				t.Fatalf("seed %d: not a held read overtaken: %+v", seed, sc.Steps)
 			}
+		case sOvertakenSeal:
+			first, hold, second := sc.Steps[0], sc.Steps[1], sc.Steps[2]
+			r := hold.Params.Rule
+			if first.Action != scenarios.Promote || hold.Action != scenarios.HTTP || hold.Params.Writer != first.Params.Writer ||
+				r.Key != "*/translog/metadata/metadata__" || r.Action != faults.Delay || r.Nth != 1 ||
+				second.Action != scenarios.Promote || second.After == nil || second.After.Writer != first.Params.Writer ||
+				second.After.Event != history.SigClaimed || second.After.Delay >= r.Delay ||
+				second.Params.Twin != (second.Params.Term == first.Params.Term) || second.Params.Term < first.Params.Term {
+				t.Fatalf("seed %d: not a seal overtaken while its restore listing is held: %+v", seed, sc.Steps[:3])
+			}
+			overtakes[second.Params.Twin]++
+			if g.stopped {
+				stops[sc.Steps[3].Action]++
+			} else if len(sc.Steps) > 3 && sc.Steps[3].Params.Rule.Key == "*fence__?*" {
+				fails[sc.Steps[3].Params.Rule.Action]++
+			}
+		case sOvertakenHandoff:
+			rel, over := sc.Steps[0], sc.Steps[1]
+			if over.Action == scenarios.HTTP {
+				over = sc.Steps[2] // after the held transfer
+			}
+			if rel.Action != scenarios.Relocate || over.Action != scenarios.Promote || over.After == nil ||
+				over.Params.Writer == rel.Params.Target || over.Params.Twin != (over.Params.Term == sc.Writers[0].Term) {
+				t.Fatalf("seed %d: not a relocation overtaken: %+v", seed, sc.Steps)
+			}
+			handoffs[over.After.Event]++
+			fallthrough
 		case sPendingPublish:
-			checkPendingPublish(t, seed, sc)
+			if g.shapeOf == sPendingPublish {
+				checkPendingPublish(t, seed, sc)
+			}
 			fallthrough
 		default:
 			if sc.Expect.Serving != "" {
@@ -255,7 +286,13 @@ func TestGenerateShapes(t *testing.T) {
 		t.Errorf("held-fence-read's verifying read failed after its hold: %v", fails)
 	}
 	if stops[scenarios.Crash] < 5 || stops[scenarios.Pause] < 5 || stops[scenarios.Promote] < 5 {
-		t.Errorf("held-fence-read's overtaker stopped after its sync: %v", stops)
+		t.Errorf("held-fence-read's and overtaken-seal's overtaker stopped after its sync: %v", stops)
+	}
+	if overtakes[true] < 10 || overtakes[false] < 5 {
+		t.Errorf("overtaken-seal's overtakers: %v", overtakes)
+	}
+	if handoffs[history.SigDrained] < 5 || handoffs[history.SigTransferred] < 5 || handoffs[history.SigAcked] < 5 {
+		t.Errorf("overtaken-handoff's overtakers followed %v", handoffs)
 	}
 	if listings[claimListing] < 10 || listings[sweepListing] < 10 {
 		t.Errorf("held-fence-read held a claim's final listing in %d and its sweep's listing in %d of %d schedules",

@@ -28,7 +28,12 @@ import (
 //     (S "self") or another ("other"): orderings of claims, syncs, fences, restores and faults;
 //   - "fail:C/P": a store call C of a writer failed while it was in phase P (a verify or a
 //     read-back whose own read fails);
-//   - "depth:N": some writer synced at least N times (N a power of two): long histories.
+//   - "depth:N": some writer synced at least N times (N a power of two): long histories;
+//   - "why:K/O:R": a protocol step of kind K (a claim, a CAS, a promotion, a transfer, a
+//     fence, ...) ended with outcome O for reason R, the step's error with its keys, names
+//     and numbers taken out ("fence claim fenced: taken over mid-claim by allocation #"): the
+//     branches the protocol took, so a schedule that first makes a claim lose its key to a
+//     twin, or a verify find the key moved, is kept and mutated further.
 //
 // Roles are "primary" (declared primary), "standby" (declared standby), "twin" (promoted at
 // a term another writer held), "target" (of a relocation) and "restarted" (a new
@@ -36,6 +41,10 @@ import (
 func Features(sc *scenarios.Scenario, events []history.Event, ledger []history.LedgerEntry) []string {
 	set := map[string]bool{}
 	role := roles(sc)
+	names := map[string]bool{}
+	for _, id := range ids(sc) {
+		names[id] = true
+	}
 	var spans []span
 	for _, e := range events {
 		if p := phaseOf(e); p != "" {
@@ -105,6 +114,8 @@ func Features(sc *scenarios.Scenario, events []history.Event, ledger []history.L
 			for _, p := range phasesAt(e.Writer, e.Invoke) {
 				set[fmt.Sprintf("fail:%s/%s", e.Kind, p)] = true
 			}
+		case e.Err != "" && e.Kind != history.Op:
+			set[fmt.Sprintf("why:%s/%s:%s", e.Kind, e.Outcome, reason(e.Err, names))] = true
 		}
 		tok, ok := token(e)
 		if !ok {
@@ -130,6 +141,33 @@ func Features(sc *scenarios.Scenario, events []history.Event, ledger []history.L
 	}
 	slices.Sort(out)
 	return out
+}
+
+// reasonWords bounds a reason: the words past it name details, not branches.
+const reasonWords = 12
+
+// reason is an error's text as a branch of the protocol: object keys and paths are dropped,
+// every word holding a digit (a term, a sequence number, an allocation id, a status code) or
+// naming one of the schedule's writers becomes "#", and only the first reasonWords words are
+// kept, so two runs that took the same branch for different keys, terms or writers give the
+// same reason.
+func reason(err string, names map[string]bool) string {
+	var out []string
+	for _, w := range strings.Fields(err) {
+		switch {
+		case strings.Contains(w, "/"):
+			continue
+		case strings.ContainsAny(w, "0123456789"), names[strings.Trim(w, ",.;:()'\"")]:
+			w = "#"
+		}
+		if n := len(out); n > 0 && w == "#" && out[n-1] == "#" {
+			continue
+		}
+		if out = append(out, w); len(out) == reasonWords {
+			break
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // token is a protocol event as the orderings count it: its kind and outcome; store calls,

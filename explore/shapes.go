@@ -25,7 +25,7 @@ const (
 	sTwinContest = "twin-contest"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata, sPendingPublish}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata, sPendingPublish, sOvertakenSeal, sOvertakenHandoff}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sFailedSweep:        (*gen).failedSweep,
@@ -38,6 +38,8 @@ var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sHeldMetadata:       (*gen).heldMetadata,
 	sPendingPublish:     (*gen).pendingPublish,
 	sStalledWrite:       (*gen).stalledWrite,
+	sOvertakenSeal:      (*gen).overtakenSeal,
+	sOvertakenHandoff:   (*gen).overtakenHandoff,
 }
 
 // maxSteps bounds a schedule's steps: a shape and a few kinds' steps after it.
