@@ -56,6 +56,7 @@
 // AckAttribution, FencedTerminal, SeqMonotonic, NoSpuriousFencing, TargetAcksAreDurable,
 // HydrationIntegrity, OwnerNeverReadUnsealed), plus StoreLinearizable, which checks the store
 // itself, independently of the protocol, HandoffResolves, the outcome a scenario declares for
-// a relocation, and TimeToFence, a liveness bound judged only when
-// the scenario sets one.
+// a relocation, and two liveness bounds judged only when the scenario sets them: TimeToFence
+// (a superseded writer is fenced in time) and TimeToAck (a writer serving undisturbed
+// acknowledges in time).
 package checker

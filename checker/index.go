@@ -107,6 +107,12 @@ func expectError(ex Expect) string {
 			}
 			continue
 		}
+		if name == TimeToAck {
+			if ex.MaxTimeToAck <= 0 {
+				return "bad expectation: TimeToAck is expected to fail but no max_time_to_ack is set"
+			}
+			continue
+		}
 		if !slices.Contains(Invariants, name) {
 			return fmt.Sprintf("bad expectation: unknown invariant %q", name)
 		}

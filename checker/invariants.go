@@ -31,6 +31,8 @@ var guarantees = map[history.Invariant]string{
 		"adoption or revert it was not fenced, did not stand down, crash, hand off or transfer, and no other writer " +
 		"took its term or a higher one (the final auditor aside); and, when clients sent ops, it acknowledged some after",
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
+	TimeToAck: "every op given to a writer serving undisturbed (no fault, no stop, no other writer's claim, " +
+		"adoption, revert or transfer) is acknowledged within the scenario's bound",
 }
 
 func newResult(name history.Invariant) InvariantResult {

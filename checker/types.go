@@ -63,12 +63,14 @@ const (
 	HandoffResolves = history.HandoffResolves
 	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.
 	TimeToFence = history.TimeToFence
+	// TimeToAck is the acknowledgement bound: judged only when Expect.MaxTimeToAck is set.
+	TimeToAck = history.TimeToAck
 )
 
-// Invariants lists every safety invariant Check always judges, in report order: every
-// invariant of history.Invariants but the liveness bound. TimeToFence is added to a Result
-// only when the scenario sets a bound.
-var Invariants = slices.DeleteFunc(history.Invariants(), func(n history.Invariant) bool { return n == TimeToFence })
+// Invariants lists every invariant Check always judges, in report order: every invariant of
+// history.Invariants but the two bounds. TimeToFence and TimeToAck are added to a Result only
+// when the scenario sets their bound.
+var Invariants = slices.DeleteFunc(history.Invariants(), func(n history.Invariant) bool { return n == TimeToFence || n == TimeToAck })
 
 // Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
 type Input struct {
@@ -163,6 +165,9 @@ type Expect struct {
 	// MaxTimeToFence, when positive, bounds the time from a writer's supersession to its
 	// Fenced event, and judges TimeToFence.
 	MaxTimeToFence time.Duration `json:"max_time_to_fence,omitempty"`
+	// MaxTimeToAck, when positive, bounds the time from an op given to a writer serving
+	// undisturbed to its acknowledgement, and judges TimeToAck (see ackTimeJudge.timeToAck).
+	MaxTimeToAck time.Duration `json:"max_time_to_ack,omitempty"`
 	// TrafficEnd is when the clients stopped sending, on the history's clock (0: unknown). A
 	// copy named by Serving that took the chain only then had nothing left to acknowledge.
 	TrafficEnd time.Duration `json:"traffic_end,omitempty"`

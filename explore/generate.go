@@ -142,7 +142,7 @@ func (g *gen) scenario() *scenarios.Scenario {
 		sc.Traffic.Clients = 0
 	}
 	if g.clean {
-		sc.Expect.MaxTimeToFence = cleanTimeToFence
+		sc.Expect.MaxTimeToFence, sc.Expect.MaxTimeToAck = cleanTimeToFence, cleanTimeToAck
 	}
 	n := 1 + g.r.IntN(8)
 	if len(g.steps) > 0 {
@@ -198,6 +198,12 @@ var cleanKinds = []string{kPromote, kRefresh, kGC, kRecover}
 // superseded writer meets its fate at its next fence write, one sync interval (at most
 // 100ms) after its successor's sweep.
 const cleanTimeToFence = time.Second
+
+// cleanTimeToAck is the acknowledgement bound of a clean schedule: a writer serving with no
+// fault and no rival syncs every sync interval (at most 100ms) or sooner, so an op it is
+// given is acknowledged well within a second; one it refuses, or buffers and never
+// acknowledges, fails TimeToAck.
+const cleanTimeToAck = time.Second
 
 // drawClean makes one seed in five clean: only protocol steps (promotions, segment work,
 // recoveries; no crash, whose in-flight requests still land) and the liveness bound, so a superseded writer that

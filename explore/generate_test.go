@@ -508,3 +508,25 @@ func checkPendingPublish(t *testing.T, seed uint64, sc *scenarios.Scenario) {
 		t.Fatalf("seed %d: publication fault %+v", seed, *fault)
 	}
 }
+
+// TestCleanSchedulesJudgeBothBounds: a clean schedule (protocol steps only) is judged by the
+// liveness bound and the acknowledgement bound; any other leaves both unchecked, since a
+// fault may rightly slow a fence or an acknowledgement.
+func TestCleanSchedulesJudgeBothBounds(t *testing.T) {
+	clean := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		g := newGen(seed, GenOptions{}.normalized())
+		sc := g.scenario()
+		want := scenarios.Expect{}
+		if g.clean {
+			clean++
+			want.MaxTimeToFence, want.MaxTimeToAck = cleanTimeToFence, cleanTimeToAck
+		}
+		if sc.Expect.MaxTimeToFence != want.MaxTimeToFence || sc.Expect.MaxTimeToAck != want.MaxTimeToAck {
+			t.Fatalf("seed %d (clean %v): bounds %v and %v", seed, g.clean, sc.Expect.MaxTimeToFence, sc.Expect.MaxTimeToAck)
+		}
+	}
+	if clean < 30 {
+		t.Errorf("%d clean schedules in 300", clean)
+	}
+}

@@ -345,7 +345,7 @@ func Mutate(sc *scenarios.Scenario, seed uint64, o GenOptions) (*scenarios.Scena
 	m := clone(sc)
 	m.Name = fmt.Sprintf("explore-%d-from-%d", seed, sc.Seed)
 	m.Seed = seed
-	m.Expect.Serving, m.Expect.MaxTimeToFence = "", 0
+	m.Expect.Serving, m.Expect.MaxTimeToFence, m.Expect.MaxTimeToAck = "", 0, 0
 	m.Expect.Fenced = nil
 	var did []string
 	for n := 1 + r.IntN(3); len(did) < n; {

@@ -44,7 +44,8 @@ func tenSteps(t *testing.T) *scenarios.Scenario {
 	sc := &scenarios.Scenario{Name: "explore-99", Seed: 99, Duration: 3 * time.Second, Protocol: "correct",
 		Writers: []scenarios.Writer{{ID: "a", Role: "primary", Term: 5}, {ID: "b", Role: "standby"}, {ID: "c", Role: "standby"}},
 		Traffic: scenarios.Traffic{Clients: 4, Rate: 300, SyncEvery: 20, SyncInterval: 50 * time.Millisecond},
-		Steps:   steps, Expect: scenarios.Expect{Verdict: "pass", FaultsMustFire: "none", MaxTimeToFence: time.Second}}
+		Steps:   steps, Expect: scenarios.Expect{Verdict: "pass", FaultsMustFire: "none", MaxTimeToFence: time.Second,
+			MaxTimeToAck: time.Second}}
 	parsed, err := reparse(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestShrinkKeepsExactlyTheFailingSteps(t *testing.T) {
 		t.Errorf("description %q", out.Description)
 	}
 	if out.Expect.Verdict != "fail" || len(out.Expect.Violated) != 1 || out.Expect.Violated[0] != target ||
-		out.Expect.MaxTimeToFence != time.Second {
+		out.Expect.MaxTimeToFence != time.Second || out.Expect.MaxTimeToAck != time.Second {
 		t.Errorf("expect %+v: want the violation and the bound it was judged by", out.Expect)
 	}
 	if _, err := scenarios.Parse("regression.yaml", out.Raw, scenarios.Options{Variants: variantNames()}); err != nil {

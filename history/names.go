@@ -86,14 +86,16 @@ const (
 	HandoffResolves Invariant = "HandoffResolves"
 	// TimeToFence is the liveness bound, judged only when the scenario sets one.
 	TimeToFence Invariant = "TimeToFence"
+	// TimeToAck is the acknowledgement bound, judged only when the scenario sets one.
+	TimeToAck Invariant = "TimeToAck"
 )
 
 // Invariants lists every invariant name, in the checker's report order: the safety
-// invariants, then the liveness bound TimeToFence.
+// invariants, then the liveness bounds TimeToFence and TimeToAck.
 func Invariants() []Invariant {
 	return []Invariant{NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
 		NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-		StoreLinearizable, RecoverySeesAcked, HandoffResolves, TimeToFence}
+		StoreLinearizable, RecoverySeesAcked, HandoffResolves, TimeToFence, TimeToAck}
 }
 
 // CorrectVariant is the name of the correct protocol, fence.Correct, for the packages that

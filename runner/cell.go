@@ -555,7 +555,7 @@ func (cr *cellRun) probe(ctx context.Context, shard writers.Shard) (refused bool
 func (cr *cellRun) expect() checker.Expect {
 	sc := cr.c.Scenario
 	// Serving is judged in kill cells too: a variant may be expected to break HandoffResolves.
-	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, Serving: sc.Expect.Serving,
+	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, MaxTimeToAck: sc.Expect.MaxTimeToAck, Serving: sc.Expect.Serving,
 		Retain: writers.DefaultRetain}
 	cr.mu.Lock()
 	e.TrafficEnd = cr.trafficEnd

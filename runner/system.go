@@ -1050,7 +1050,7 @@ func (sc *sysCell) missed(st scenarios.Step) string {
 
 func (sc *sysCell) expect(trafficEnd time.Duration) checker.Expect {
 	s := sc.c.Scenario
-	e := checker.Expect{MinAcked: s.Expect.MinAcked, MaxTimeToFence: s.Expect.MaxTimeToFence, Serving: s.Expect.Serving,
+	e := checker.Expect{MinAcked: s.Expect.MinAcked, MaxTimeToFence: s.Expect.MaxTimeToFence, MaxTimeToAck: s.Expect.MaxTimeToAck, Serving: s.Expect.Serving,
 		TrafficEnd: trafficEnd}
 	for _, w := range s.Writers {
 		e.LedgerActors = append(e.LedgerActors, w.ID) // a node's store calls are only in its path's ledger

@@ -78,6 +78,7 @@ var Bounds = []Bound{
 	{"steps[].restart.term", Number, 1, 1_000_000_000, "term of the new incarnation"},
 	{"expect.min_acked", Number, 0, 200_000, "floor on acknowledged ops"},
 	{"expect.max_time_to_fence", Span, 0, int64(MaxDuration), "0 leaves time to fence unchecked"},
+	{"expect.max_time_to_ack", Span, 0, int64(MaxDuration), "0 leaves time to acknowledge unchecked"},
 }
 
 // Limit returns the bound of a field as Bounds names it; it panics for a field without one,

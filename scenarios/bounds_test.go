@@ -62,6 +62,7 @@ store:
 expect:
   min_acked: <<expect.min_acked>>
   max_time_to_fence: <<expect.max_time_to_fence>>
+  max_time_to_ack: <<expect.max_time_to_ack>>
 `
 
 var boundsDefaults = map[string]string{
@@ -72,7 +73,7 @@ var boundsDefaults = map[string]string{
 	"steps[3].flap.on": "20ms", "steps[3].flap.off": "30ms", "steps[4].http.match.nth": "1",
 	"steps[4].http.match.count": "1", "steps[4].http.status": "503", "steps[5].http.delay": "100ms",
 	"steps[6].promote.term": "6", "steps[8].restart.term": "7", "expect.min_acked": "0",
-	"expect.max_time_to_fence": "1s", "steps[9].drive-offline.drive": "1", "steps[10].drive-online.drive": "1",
+	"expect.max_time_to_fence": "1s", "expect.max_time_to_ack": "1s", "steps[9].drive-offline.drive": "1", "steps[10].drive-online.drive": "1",
 	"steps[11].store-restart.down": "0s", "store.drives": "16",
 	"steps[12].drive-slow.drive": "1", "steps[12].drive-slow.delay": "200ms",
 }

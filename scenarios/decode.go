@@ -158,7 +158,8 @@ func (p *parser) invariantList(n *yaml.Node, field string) []string {
 }
 
 func (p *parser) expect(n *yaml.Node, e *Expect) {
-	f := p.fields(n, "expect", "verdict", "violated", "fenced", "serving", "min_acked", "faults_must_fire", "max_time_to_fence")
+	f := p.fields(n, "expect", "verdict", "violated", "fenced", "serving", "min_acked", "faults_must_fire", "max_time_to_fence",
+		"max_time_to_ack")
 	if v, ok := f["verdict"]; ok {
 		e.Verdict = p.oneOf(v, "expect.verdict", []string{"pass", "fail"})
 	}
@@ -181,5 +182,8 @@ func (p *parser) expect(n *yaml.Node, e *Expect) {
 	}
 	if v, ok := f["max_time_to_fence"]; ok {
 		e.MaxTimeToFence = p.duration(v, "expect.max_time_to_fence")
+	}
+	if v, ok := f["max_time_to_ack"]; ok {
+		e.MaxTimeToAck = p.duration(v, "expect.max_time_to_ack")
 	}
 }

@@ -282,6 +282,9 @@ func writeExpect(b *strings.Builder, e Expect) {
 	if e.MaxTimeToFence != 0 {
 		fmt.Fprintf(b, "  max_time_to_fence: %s\n", FormatDuration(e.MaxTimeToFence))
 	}
+	if e.MaxTimeToAck != 0 {
+		fmt.Fprintf(b, "  max_time_to_ack: %s\n", FormatDuration(e.MaxTimeToAck))
+	}
 }
 
 // FormatDuration prints a duration the way the catalogue writes them: 2s, 1500ms, 50ms, 0s; a

@@ -72,6 +72,7 @@ type Expect struct {
 	MinAcked       int                 // floor on acknowledged ops
 	FaultsMustFire string              // "all" (default) or "none"
 	MaxTimeToFence time.Duration
+	MaxTimeToAck   time.Duration
 }
 
 // Pos is a position in a scenario file.
