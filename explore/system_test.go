@@ -82,6 +82,9 @@ func TestGenerateForASystem(t *testing.T) {
 				if err := checkForSystem(l, sc); err != nil {
 					t.Fatalf("seed %d drew what the system cannot take: %v\n%s", seed, err, sc.Raw)
 				}
+				if sc.Expect.MaxTimeToAck != 0 {
+					t.Fatalf("seed %d bounds a system's acknowledgements: %v", seed, sc.Expect.MaxTimeToAck)
+				}
 				for _, st := range sc.Steps {
 					seen[st.Action]++
 					if st.Params.Twin {
