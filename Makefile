@@ -200,7 +200,8 @@ stability: minio
 
 # Mutation score of the protocol's decision points (fence/, writers/): each mutant is built
 # with `go build -overlay` and explored on the simulated stack; a mutant the exploration did
-# not kill then meets its package's own tests (MUTATE_TEST, on MinIO; empty: no test stage).
+# not kill then meets the explorations of the broken variants named where it sits (fence/variant.go:
+# killed-by-variant when one no longer fails), then its package's own tests (MUTATE_TEST, on MinIO; empty: no test stage).
 # results/mutate/mutate.txt lists the survivors and gives the score with and without the test
 # kills, and the target fails below MUTATE_MIN. Not part of `make test`: it builds and
 # explores hundreds of binaries. MUTATE_MAX (0: all) draws a sample with MUTATE_SEED;
@@ -217,6 +218,7 @@ MUTATE_MIN ?= 0.9
 
 mutate: minio
 	$(GO) run ./cmd/mutate --jobs 2 --explore "$(MUTATE_EXPLORE)" --test "$(MUTATE_TEST)" --timeout $(MUTATE_TIMEOUT) \
+		--variants fence/variant.go \
 		--max $(MUTATE_MAX) --sample-seed $(MUTATE_SEED) --min $(MUTATE_MIN) \
 		--equivalent mutate-equivalent.txt --survivors mutate-survivors.txt --out results/mutate
 

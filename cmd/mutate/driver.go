@@ -47,6 +47,8 @@ type result struct {
 	// of its package ran the changed statement, so none ran.
 	Tests  []string
 	NoTest bool
+	// Variants are the broken variants whose explorations the mutant met (--variants).
+	Variants []string
 }
 
 // driver builds and explores mutants in a temporary folder it owns.
@@ -66,6 +68,8 @@ type driver struct {
 	schema *schemaBuild
 	// reach is where the unmutated code ran (--reach), nil when not measured.
 	reach *reach
+	// variants is the variants' stage (--variants), nil without it.
+	variants *variantSet
 }
 
 func newDriver(c config, log io.Writer) (*driver, error) {
@@ -127,6 +131,11 @@ func (d *driver) baseline(ctx context.Context, ms []mutate.Mutant) error {
 		return fmt.Errorf("the unmutated exploration exits %d, want 0; no mutant can be judged against it\n%s", code, out)
 	}
 	d.logf("the unmutated exploration passed in %s", d.baseDur.Round(time.Millisecond))
+	if d.c.variants != "" {
+		if err := d.prepareVariants(ctx, work, bin, ms); err != nil {
+			return err
+		}
+	}
 	if d.c.reach {
 		if err := d.measureReach(ctx, ms); err != nil {
 			return err
@@ -200,9 +209,14 @@ func (d *driver) build(ctx context.Context, work string, replace map[string]stri
 // reads it), with work as its folder and env added to the environment, and returns its exit
 // code, whether it outlived timeout, and the tail of its output.
 func (d *driver) explore(ctx context.Context, work, bin string, n int, timeout time.Duration, env ...string) (int, bool, string, error) {
+	return d.exploreWith(ctx, work, bin, n, timeout, d.c.explore, env...)
+}
+
+// exploreWith is explore with the exploration's arguments args.
+func (d *driver) exploreWith(ctx context.Context, work, bin string, n int, timeout time.Duration, args []string, env ...string) (int, bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, d.c.explore...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = work
 	cmd.Env = append(mutantEnv(n), env...)
 	cmd.WaitDelay = 10 * time.Second

@@ -24,6 +24,11 @@
 //     counted as a kill, since the unmutated bench explored without one;
 //   - any other exit: error, not scored.
 //
+// With --variants (the file declaring the protocol's broken variants), a mutant the
+// exploration did not kill first meets the explorations of the variants named where it sits
+// (variants.go): when one that fails unmutated passes, the mutant took away a bug the bench
+// must catch, and it is killed-by-variant, an exploration kill.
+//
 // With --test, a mutant the exploration did not kill then meets the tests of the package it
 // mutates (with the schemata, the package's test binary built once by go test -c and run
 // with the mutant selected; otherwise go test -overlay with the mutated file): when they fail, or outlive
@@ -96,6 +101,10 @@ type config struct {
 	// reach: measure where the unmutated code runs, explore only the mutants whose statement
 	// the exploration runs, and test each with the tests that run it.
 	reach bool
+	// variants is the Go file declaring the protocol's variants (constants of type Variant),
+	// relative to moduleDir; "" for no variants' stage. variantFlag is the exploration's flag
+	// that chooses one, ownVariant the variant the exploration explores by default.
+	variants, variantFlag, ownVariant string
 }
 
 func main() {
@@ -124,6 +133,12 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"(a survivor is still built alone, to find it equivalent or invalid as without)")
 	fs.BoolVar(&c.reach, "reach", true, "measure with coverage where the unmutated exploration and each test go; skip the "+
 		"exploration of a mutant whose statement it never runs, and give a mutant only the tests that run its statement")
+	fs.StringVar(&c.variants, "variants", "", "the Go file declaring the protocol's broken variants (string "+
+		"constants of type Variant): a mutant the exploration did not kill meets the explorations of the variants named where "+
+		"it sits, and is killed-by-variant when one of them no longer fails (e.g. fence/variant.go); empty: no variants' stage")
+	fs.StringVar(&c.variantFlag, "variant-flag", "--variant", "the exploration's flag that chooses a variant")
+	fs.StringVar(&c.ownVariant, "own-variant", "", "the variant the exploration explores when not told, left out of the "+
+		"variants' stage (one whose unmutated exploration passes is left out anyway)")
 	fs.IntVar(&c.jobs, "jobs", 1, "mutants built and explored at once")
 	fs.IntVar(&c.max, "max", 0, "run a sample of at most this many mutants (0: all)")
 	fs.Uint64Var(&c.sampleSeed, "sample-seed", 1, "the seed of the sample --max draws")

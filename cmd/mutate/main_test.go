@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -414,5 +416,168 @@ func TestJudgedFilesNameKnownMutants(t *testing.T) {
 	}
 	for _, s := range stale {
 		t.Error(s)
+	}
+}
+
+// The tiny module with broken variants: the main fails (exit 1) when lib.Fails says so for
+// the variant --variant names (correct when none).
+const (
+	variantMain = `package main
+
+import (
+	"os"
+
+	"example.com/tiny/lib"
+)
+
+func main() {
+	v := lib.Correct
+	for i := 1; i+1 < len(os.Args); i++ {
+		if os.Args[i] == "--variant" {
+			v = lib.Variant(os.Args[i+1])
+		}
+	}
+	if lib.Fails(v, len(os.Args)) {
+		os.Exit(1)
+	}
+}
+`
+	variantLib = `package lib
+
+// Variant names a protocol variant.
+type Variant string
+
+const (
+	Correct Variant = "correct"
+	Broken  Variant = "broken"
+	Quiet   Variant = "quiet"
+)
+
+// Fails reports whether the run of variant v with n arguments fails.
+func Fails(v Variant, n int) bool {
+	if v == Broken {
+		if n > 0 {
+			return true
+		}
+	}
+	return v == Quiet && n < 0
+}
+`
+)
+
+// A mutant the correct protocol's exploration cannot tell apart meets the explorations of
+// the broken variants named where it sits: killed-by-variant when one no longer fails, an
+// exploration kill; a variant that does not fail unmutated judges nothing.
+func TestVariantsStage(t *testing.T) {
+	mod := t.TempDir()
+	files := map[string]string{"go.mod": "module example.com/tiny\n\ngo 1.26\n", "main.go": variantMain, "lib/lib.go": variantLib}
+	for name, body := range files {
+		p := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	only := `^lib/lib.go:(14:\d+:negate-cond|15:\d+:(negate-cond|flip-cmp)|19:\d+:and-or)$`
+	want := map[string]string{
+		"14:negate-cond": killed,      // the correct protocol fails
+		"15:negate-cond": variantKill, // broken no longer fails
+		"15:flip-cmp":    survived,    // n >= 0: broken still fails
+		"19:and-or":      survived,    // v == Quiet || n < 0: quiet names it, but quiet never failed
+	}
+	for _, schemata := range []string{"true", "false"} {
+		t.Run("schemata="+schemata, func(t *testing.T) {
+			code, rep, txt := runTiny(t, mod, "--only", only, "--variants", "lib/lib.go", "--schemata="+schemata, "--reach=false")
+			got := statusByLine(rep)
+			if len(got) != len(want) {
+				t.Fatalf("statuses %v, want %v", got, want)
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: %q, want %q", k, got[k], w)
+				}
+			}
+			for _, m := range rep.Mutants {
+				if m.Line == 15 && !slices.Equal(m.Variants, []string{"broken"}) {
+					t.Errorf("%s met the variants %v, want [broken]", m.ID, m.Variants)
+				}
+				if m.Line == 19 && len(m.Variants) != 0 {
+					t.Errorf("%s met the variants %v, want none (quiet does not fail unmutated)", m.ID, m.Variants)
+				}
+			}
+			// (killed 1 + by variant 1) / (2 + survived 2) = 0.5, exploration alone the same.
+			if rep.Score == nil || *rep.Score != 0.5 || code != exitFail {
+				t.Errorf("score %v exit %d, want 0.5 and %d", ptrVal(rep.Score), code, exitFail)
+			}
+			for _, s := range []string{"Killed by a variant", "the exploration of variant broken passes (unmutated, it fails)",
+				"variants explored: broken (each still fails)"} {
+				if !strings.Contains(txt, s) {
+					t.Errorf("mutate.txt lacks %q:\n%s", s, txt)
+				}
+			}
+		})
+	}
+	// Without --variants, the one the variant kills survives.
+	_, rep, _ := runTiny(t, mod, "--only", only, "--reach=false")
+	if got := statusByLine(rep)["15:negate-cond"]; got != survived {
+		t.Errorf("without --variants: %q, want %q", got, survived)
+	}
+}
+
+// The variants named where a mutant sits: its own statement (an if's condition only), the
+// conditions of the ifs whose branch holds it, the case lists of the clauses that hold it.
+func TestVariantsOf(t *testing.T) {
+	src := `package p
+
+func f(v Variant, n int) int {
+	if v == A && n > 0 {
+		n++
+		if v != B {
+			n--
+		}
+	}
+	switch v {
+	case C:
+		n *= 2
+	case D, E:
+		n *= 3
+	}
+	x := v == F
+	_ = x
+	return n
+}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vs := &variantSet{byIdent: map[string]string{"A": "a", "B": "b", "C": "c", "D": "d", "E": "e", "F": "f"},
+		files: map[string]*ast.File{}, fset: token.NewFileSet()}
+	for _, c := range []struct {
+		line, col int
+		want      []string
+	}{
+		{4, 5, []string{"a"}},       // the if's condition
+		{5, 3, []string{"a"}},       // inside its body
+		{6, 6, []string{"a", "b"}},  // the inner if's condition, inside the outer's body
+		{7, 4, []string{"a", "b"}},  // inside both
+		{11, 2, []string{"c"}},      // a case clause (swapped or dropped)
+		{12, 3, []string{"c"}},      // inside it
+		{14, 3, []string{"d", "e"}}, // inside the other
+		{16, 7, []string{"f"}},      // a plain statement naming one
+		{18, 2, nil},                // nothing named
+	} {
+		got, err := vs.variantsOf(dir, mutate.Mutant{File: "p.go", Line: c.line, Col: c.col})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 && len(c.want) == 0 {
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d:%d: %v, want %v", c.line, c.col, got, c.want)
+		}
 	}
 }

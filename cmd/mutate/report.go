@@ -10,7 +10,7 @@ import (
 )
 
 // statuses in the order reports list them.
-var statuses = []string{killed, timedOut, harness, testKill, survived, equiv, invalid, errStatus}
+var statuses = []string{killed, timedOut, harness, variantKill, testKill, survived, equiv, invalid, errStatus}
 
 // report is mutate.json.
 type report struct {
@@ -24,8 +24,8 @@ type report struct {
 	ExploreTimeoutSeconds float64        `json:"explore_timeout_seconds"`
 	BaselineSeconds       float64        `json:"baseline_explore_seconds"`
 	Counts                map[string]int `json:"counts"`
-	// Score is (killed + killed-by-timeout + killed-by-harness + killed-by-test) / (that +
-	// survived); absent when nothing was scored.
+	// Score is (killed + killed-by-timeout + killed-by-harness + killed-by-variant +
+	// killed-by-test) / (that + survived); absent when nothing was scored.
 	Score *float64 `json:"score,omitempty"`
 	// ExploreScore is the same without the test kills in the numerator: what the exploration
 	// alone noticed. It equals Score when there was no test stage.
@@ -34,10 +34,12 @@ type report struct {
 	// Reach says whether --reach measured where the unmutated code runs; Unexplored counts
 	// the mutants whose changed statement the exploration never ran (not explored), NoTest
 	// those whose statement no test of their package ran.
-	Reach      bool         `json:"reach"`
-	Unexplored int          `json:"unexplored"`
-	NoTest     int          `json:"no_test"`
-	Mutants    []jsonResult `json:"mutants"`
+	Reach      bool `json:"reach"`
+	Unexplored int  `json:"unexplored"`
+	// Variants is the file declaring the broken variants of the variants' stage, "" without it.
+	Variants string       `json:"variants,omitempty"`
+	NoTest   int          `json:"no_test"`
+	Mutants  []jsonResult `json:"mutants"`
 }
 
 type jsonResult struct {
@@ -60,13 +62,15 @@ type jsonResult struct {
 	Unexplored bool     `json:"unexplored,omitempty"`
 	Tests      []string `json:"tests,omitempty"`
 	NoTest     bool     `json:"no_test,omitempty"`
+	// Variants are the broken variants whose explorations it met (the variants' stage).
+	Variants []string `json:"variants,omitempty"`
 }
 
 func newReport(c config, d *driver, rs []result, examined map[string]string) report {
 	r := report{ModuleDir: c.moduleDir, Packages: c.pkgs, Main: c.main, Explore: strings.Join(c.explore, " "),
 		Test:           strings.Join(c.test, " "),
 		TimeoutSeconds: c.timeout.Seconds(), ExploreTimeoutSeconds: d.exploreTimeout.Seconds(), BaselineSeconds: d.baseDur.Seconds(), Counts: map[string]int{}, Min: c.min,
-		Reach: d.reach != nil}
+		Reach: d.reach != nil, Variants: c.variants}
 	for _, s := range statuses {
 		r.Counts[s] = 0
 	}
@@ -74,7 +78,7 @@ func newReport(c config, d *driver, rs []result, examined map[string]string) rep
 		r.Counts[x.Status]++
 		m := jsonResult{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Kind: string(x.Kind),
 			Original: x.Original, Mutated: x.Mutated, Status: x.Status, Exit: x.Exit, Detail: x.Detail, Seconds: x.Seconds,
-			Unexplored: x.Unexplored, Tests: x.Tests, NoTest: x.NoTest}
+			Unexplored: x.Unexplored, Tests: x.Tests, NoTest: x.NoTest, Variants: x.Variants}
 		if x.Status == survived {
 			m.Why = examined[x.ID]
 		}
@@ -86,7 +90,7 @@ func newReport(c config, d *driver, rs []result, examined map[string]string) rep
 		}
 		r.Mutants = append(r.Mutants, m)
 	}
-	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness]
+	k := r.Counts[killed] + r.Counts[timedOut] + r.Counts[harness] + r.Counts[variantKill]
 	if n := k + r.Counts[testKill] + r.Counts[survived]; n > 0 {
 		s, e := float64(k+r.Counts[testKill])/float64(n), float64(k)/float64(n)
 		r.Score, r.ExploreScore = &s, &e
@@ -130,9 +134,12 @@ func (r report) text() string {
 		fmt.Fprintf(&b, "survivors of the exploration then tested by %q on the mutated package\n", r.Test)
 	}
 	b.WriteString("\n" + r.summary() + "\n")
-	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness + killed-by-test) / (those + survived)\n")
+	b.WriteString("score = (killed + killed-by-timeout + killed-by-harness + killed-by-variant + killed-by-test) / (those + survived)\n")
 	if r.Test != "" {
-		b.WriteString("exploration alone = (killed + killed-by-timeout + killed-by-harness) / (those + killed-by-test + survived)\n")
+		b.WriteString("exploration alone = (killed + killed-by-timeout + killed-by-harness + killed-by-variant) / (those + killed-by-test + survived)\n")
+	}
+	if r.Variants != "" {
+		fmt.Fprintf(&b, "variants' stage: a mutant the exploration did not kill met the explorations of the broken variants (%s) named where it sits\n", r.Variants)
 	}
 	if r.Reach {
 		fmt.Fprintf(&b, "reach: the unmutated exploration never ran the changed statement of %d mutants, which were not explored", r.Unexplored)
@@ -150,6 +157,7 @@ func (r report) text() string {
 	r.list(&b, survived, fmt.Sprintf("Survivors (examined: %d): the exploration passed with these changes", n))
 	r.list(&b, timedOut, "Killed by timeout: the exploration did not finish")
 	r.list(&b, harness, "Killed by the harness: the exploration ended with harness errors (exit 255)")
+	r.list(&b, variantKill, "Killed by a variant: the correct protocol's exploration passed, a broken variant's no longer fails")
 	r.list(&b, testKill, "Killed by test: the exploration passed, the mutated package's tests failed")
 	r.list(&b, errStatus, "Errors: the exploration ended neither 0 nor 1")
 	return b.String()
@@ -193,7 +201,10 @@ func (r report) list(b *strings.Builder, status, title string) {
 				detail = strings.Join(lines[:4], "\n") + "\n…"
 			}
 		}
-		if detail != "" && (status == errStatus || status == testKill) {
+		if len(m.Variants) > 0 && status != variantKill {
+			fmt.Fprintf(b, "  variants explored: %s (each still fails)\n", strings.Join(m.Variants, ", "))
+		}
+		if detail != "" && (status == errStatus || status == testKill || status == variantKill) {
 			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(detail, "\n", "\n  "))
 		}
 	}

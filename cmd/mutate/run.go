@@ -78,6 +78,11 @@ func (d *driver) one(ctx context.Context, i int, m mutate.Mutant, judged map[str
 	} else {
 		d.exploreOne(ctx, work, bin, n, &r)
 	}
+	if r.Status == survived && d.variants != nil {
+		// The correct protocol's exploration passed: the broken variants named where the
+		// mutant sits get theirs.
+		d.exploreVariants(ctx, work, bin, n, &r)
+	}
 	if r.Status == survived && len(d.c.test) > 0 {
 		// The exploration passed: the mutated package's own tests get their turn, those that
 		// run the changed statement when --reach measured them.
