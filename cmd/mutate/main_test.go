@@ -71,8 +71,15 @@ func Check() error {
 // tinyModule writes the tiny module into a fresh folder and returns it.
 func tinyModule(t *testing.T) string {
 	t.Helper()
+	return writeModule(t, tinyMain, tinyLib)
+}
+
+// writeModule writes the module example.com/tiny with main.go and lib/lib.go into a fresh
+// folder and returns it.
+func writeModule(t *testing.T, main, lib string) string {
+	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{"go.mod": "module example.com/tiny\n\ngo 1.26\n", "main.go": tinyMain, "lib/lib.go": tinyLib}
+	files := map[string]string{"go.mod": "module example.com/tiny\n\ngo 1.26\n", "main.go": main, "lib/lib.go": lib}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -469,17 +476,7 @@ func Fails(v Variant, n int) bool {
 // the broken variants named where it sits: killed-by-variant when one no longer fails, an
 // exploration kill; a variant that does not fail unmutated judges nothing.
 func TestVariantsStage(t *testing.T) {
-	mod := t.TempDir()
-	files := map[string]string{"go.mod": "module example.com/tiny\n\ngo 1.26\n", "main.go": variantMain, "lib/lib.go": variantLib}
-	for name, body := range files {
-		p := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mod := writeModule(t, variantMain, variantLib)
 	only := `^lib/lib.go:(14:\d+:negate-cond|15:\d+:(negate-cond|flip-cmp)|19:\d+:and-or)$`
 	want := map[string]string{
 		"14:negate-cond": killed,      // the correct protocol fails

@@ -37,8 +37,9 @@ const variantKill = "killed-by-variant"
 // variantSet is what the stage knows: the variants declared in the variants file, by the
 // name of their constant, and those whose unmutated exploration fails (usable).
 type variantSet struct {
-	byIdent map[string]string // constant name -> variant name
-	usable  map[string]bool   // variant name -> its unmutated exploration fails in time
+	byIdent map[string]string   // constant name -> variant name
+	usable  map[string]bool     // variant name -> its unmutated exploration fails in time
+	of      map[string][]string // mutant id -> the variants named where it sits
 	// files caches the parsed mutated files.
 	files map[string]*ast.File
 	fset  *token.FileSet
@@ -101,7 +102,7 @@ func (vs *variantSet) variantsOf(moduleDir string, m mutate.Mutant) ([]string, e
 	pos := tf.LineStart(m.Line) + token.Pos(m.Col-1)
 	found := map[string]bool{}
 	name := func(n ast.Node) {
-		if n == nil || isNilNode(n) {
+		if n == nil {
 			return
 		}
 		ast.Inspect(n, func(x ast.Node) bool {
@@ -113,7 +114,7 @@ func (vs *variantSet) variantsOf(moduleDir string, m mutate.Mutant) ([]string, e
 			return true
 		})
 	}
-	in := func(n ast.Node) bool { return n != nil && !isNilNode(n) && n.Pos() <= pos && pos < n.End() }
+	in := func(n ast.Node) bool { return n != nil && n.Pos() <= pos && pos < n.End() }
 	innermost := true // the first statement met, walking outward from the mutant
 	var path []ast.Node
 	ast.Inspect(f, func(x ast.Node) bool {
@@ -180,19 +181,6 @@ func (vs *variantSet) variantsOf(moduleDir string, m mutate.Mutant) ([]string, e
 	return out, nil
 }
 
-// isNilNode reports whether n is an interface holding a nil pointer (an absent Init or Else).
-func isNilNode(n ast.Node) bool {
-	switch x := n.(type) {
-	case *ast.BlockStmt:
-		return x == nil
-	case ast.Stmt:
-		return x == nil
-	case ast.Expr:
-		return x == nil
-	}
-	return false
-}
-
 // schedulesRun reads "N schedules of" from an exploration's output: how many it ran.
 var schedulesRun = regexp.MustCompile(`(?m)^(\d+) schedules? of `)
 
@@ -218,13 +206,14 @@ func (d *driver) prepareVariants(ctx context.Context, work, bin string, ms []mut
 	if err != nil {
 		return fmt.Errorf("--variants: %v", err)
 	}
-	vs := &variantSet{byIdent: byIdent, usable: map[string]bool{}, files: map[string]*ast.File{}, fset: token.NewFileSet()}
+	vs := &variantSet{byIdent: byIdent, usable: map[string]bool{}, of: map[string][]string{}, files: map[string]*ast.File{}, fset: token.NewFileSet()}
 	named := map[string]bool{}
 	for _, m := range ms {
 		vv, err := vs.variantsOf(d.dir, m)
 		if err != nil {
 			return err
 		}
+		vs.of[m.ID] = vv
 		for _, v := range vv {
 			named[v] = true
 		}
@@ -267,12 +256,7 @@ func (d *driver) variantArgs(v string) []string {
 // exploreVariants meets a mutant the correct exploration did not kill with the explorations
 // of the usable variants named where it sits; the first that no longer fails kills it.
 func (d *driver) exploreVariants(ctx context.Context, work, bin string, n int, r *result) {
-	vv, err := d.variants.variantsOf(d.dir, r.Mutant)
-	if err != nil {
-		r.Status, r.Detail = errStatus, err.Error()
-		return
-	}
-	for _, v := range vv {
+	for _, v := range d.variants.of[r.ID] {
 		if !d.variants.usable[v] {
 			continue
 		}
