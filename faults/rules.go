@@ -94,7 +94,14 @@ type Rule struct {
 	// Delay is the hold of a Delay rule. With any other action it is an extra hold before the
 	// action runs.
 	Delay time.Duration
+	// Until, when non-nil, holds every request the rule fires on until it is closed (a
+	// protocol event of the run, not a time), then Delay more. A request that arrives once it
+	// is closed is held by Delay alone. A Delay rule needs Delay or Until.
+	Until <-chan struct{} `json:"-"`
 }
+
+// Holds reports whether the rule keeps the requests it fires on for a while before acting.
+func (r Rule) Holds() bool { return r.Delay > 0 || r.Until != nil }
 
 type rule struct {
 	Rule
@@ -146,8 +153,8 @@ func compile(r Rule) (*rule, error) {
 			r.Code = defaultCode(r.Status)
 		}
 	case Delay:
-		if r.Delay <= 0 {
-			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay", r.Name)
+		if r.Delay <= 0 && r.Until == nil {
+			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay or an Until", r.Name)
 		}
 	case StripConditions, FailDeleteKeys:
 		if r.Action == FailDeleteKeys && r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {

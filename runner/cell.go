@@ -161,6 +161,7 @@ type cellRun struct {
 	// trafficEnd is when the clients stopped, on the recorder's clock (0 while they run).
 	trafficEnd time.Duration
 	arrived    map[int]bool // event-triggered steps whose event came
+	gates      gates        // http rules' holds until an event
 	trace      outcome.Trace
 	// starting holds the primaries whose initial promotion is under way, startHeld is closed
 	// when one of them is paused (promoteInitial).
@@ -406,6 +407,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cr.trafficEnd = cr.rec.Now()
 	cr.stopping = true
 	cr.mu.Unlock()
+	cr.gates.openAll()
 	cr.healAll()
 	settle, cancelSettle := cr.clock.WithTimeout(ctx, settleTimeout)
 	if err := cr.cluster.Settle(settle); err != nil {

@@ -58,6 +58,7 @@ func (cr *cellRun) onSignal(ctx context.Context, s writers.Signal) {
 		cr.trace.Signals = append(cr.trace.Signals, outcome.TracedSignal{At: cr.rec.Now(), Writer: s.Writer, Event: s.Kind, N: s.N})
 	}
 	cr.mu.Unlock()
+	cr.gates.signal(s.Writer, s.Kind, s.N)
 	if stopping {
 		return
 	}
@@ -124,6 +125,9 @@ func (cr *cellRun) exec(ctx context.Context, st scenarios.Step) {
 	case spec.Rhythm:
 		// Driven by the plan's flap-on/flap-off toggles; nothing to do at the step itself.
 	case spec.Build != nil:
+		if u := st.Params.Until; u != nil {
+			st.Params.Rule.Until = cr.gates.hold(*u)
+		}
 		cr.open(st, st.Fault())
 	default:
 		h, ok := handlers[st.Action]

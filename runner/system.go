@@ -257,6 +257,7 @@ type sysCell struct {
 	owner   string // the writer that reported owner last (self-elect routing)
 	counts  map[string]map[history.SignalKind]int
 	arrived map[int]bool
+	gates   gates // http rules' holds until an event
 	sent    map[int64]bool
 	maxTerm int64
 	// promoting is, per writer, the promotion in flight: its term and when it was sent (the
@@ -466,6 +467,7 @@ func (sc *sysCell) run(ctx context.Context) error {
 	sc.mu.Lock()
 	sc.stopping = true
 	sc.mu.Unlock()
+	sc.gates.openAll()
 	stopTraffic()
 	trafficEnd := sc.rec.Now()
 	sc.healAll()
@@ -849,6 +851,7 @@ func (sc *sysCell) signal(writer string, kind history.SignalKind) {
 	}
 	stopping := sc.stopping
 	sc.mu.Unlock()
+	sc.gates.signal(writer, kind, n)
 	if stopping {
 		return
 	}
@@ -995,6 +998,9 @@ func (sc *sysCell) exec(ctx context.Context, st scenarios.Step) {
 		p := sc.pathOf(pr.Writer)
 		if p == nil {
 			return
+		}
+		if u := pr.Until; u != nil {
+			st.Params.Rule.Until = sc.gates.hold(*u)
 		}
 		if err := p.Faults().Open(st.Fault()); err != nil {
 			sc.fail(err)

@@ -109,7 +109,7 @@ var Actions = []Spec{
 		decode:      decodeFlap,
 		Build:       func(name string, pr Params) faults.Fault { return faults.PartitionFault(name, faults.Refuse) }},
 	{Name: HTTP, Layer: faults.L7, Fault: true, Window: true, Inline: true,
-		Params:      []string{"name", "match", "action", "status", "code", "delay"},
+		Params:      []string{"name", "match", "action", "status", "code", "delay", "until"},
 		Description: "add a request-level fault rule on the writer's path",
 		decode:      decodeHTTP, check: checkHTTP,
 		Build: func(name string, pr Params) faults.Fault { return faults.RuleFault(pr.Rule) }},

@@ -68,6 +68,7 @@ var Bounds = []Bound{
 	{"steps[].http.match.count", Number, 1, 1_000_000, "times the rule fires at most"},
 	{"steps[].http.status", Number, 400, 599, "HTTP error status answered"},
 	{"steps[].http.delay", Span, milli, minute, "delay of a matching request"},
+	{"steps[].http.until.count", Number, 1, 1_000_000, "occurrences of the event that releases the held requests"},
 	{"steps[].drive-offline.drive", Number, 1, 16, "the store drive taken away (1-based)"},
 	{"steps[].drive-online.drive", Number, 1, 16, "the store drive put back (1-based)"},
 	{"steps[].drive-slow.drive", Number, 1, 16, "the store drive slowed (1-based)"},

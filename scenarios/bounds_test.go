@@ -42,7 +42,7 @@ steps:
       action: status
       status: <<steps[4].http.status>>
   - at: 0s
-    http: {writer: a, action: delay, delay: <<steps[5].http.delay>>}
+    http: {writer: a, action: delay, delay: <<steps[5].http.delay>>, until: {writer: b, event: claimed, count: <<steps[5].http.until.count>>}}
   - at: 0s
     promote: {writer: b, term: <<steps[6].promote.term>>}
   - at: 0s
@@ -71,7 +71,7 @@ var boundsDefaults = map[string]string{
 	"steps[0].latency.delay": "20ms", "steps[0].for": "500ms", "steps[1].after.count": "3",
 	"steps[1].after.delay": "10ms", "steps[1].slow-close.delay": "10ms", "steps[2].bandwidth.kbps": "200",
 	"steps[3].flap.on": "20ms", "steps[3].flap.off": "30ms", "steps[4].http.match.nth": "1",
-	"steps[4].http.match.count": "1", "steps[4].http.status": "503", "steps[5].http.delay": "100ms",
+	"steps[4].http.match.count": "1", "steps[4].http.status": "503", "steps[5].http.delay": "100ms", "steps[5].http.until.count": "1",
 	"steps[6].promote.term": "6", "steps[8].restart.term": "7", "expect.min_acked": "0",
 	"expect.max_time_to_fence": "1s", "expect.max_time_to_ack": "1s", "steps[9].drive-offline.drive": "1", "steps[10].drive-online.drive": "1",
 	"steps[11].store-restart.down": "0s", "store.drives": "16",

@@ -236,8 +236,11 @@ func writeRule(b *strings.Builder, pr Params) {
 	if r.Code != "" {
 		fmt.Fprintf(b, "      code: %s\n", scalar(r.Code))
 	}
-	if r.Delay != 0 || r.Action == faults.Delay {
+	if r.Delay != 0 || (r.Action == faults.Delay && pr.Until == nil) {
 		fmt.Fprintf(b, "      delay: %s\n", FormatDuration(r.Delay))
+	}
+	if u := pr.Until; u != nil {
+		fmt.Fprintf(b, "      until: {writer: %s, event: %s, count: %d}\n", scalar(u.Writer), scalar(string(u.Event)), u.Count)
 	}
 }
 

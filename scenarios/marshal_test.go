@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
 )
 
 // bare returns a copy of sc without what a round trip does not keep: positions, Source
@@ -83,6 +84,8 @@ func everyAction() *Scenario {
 		{Action: Flap, Params: Params{Writer: "a", On: 50 * time.Millisecond, Off: 70 * time.Millisecond}, For: 500 * time.Millisecond},
 		{Action: HTTP, Params: Params{Writer: "a", Rule: rule}},
 		{Action: HTTP, Params: Params{Writer: "b", Rule: faults.Rule{Name: "http@step8", Action: faults.DropRequest}}},
+		{Action: HTTP, Params: Params{Writer: "b", Rule: faults.Rule{Name: "held", Action: faults.Delay},
+			Until: &EventTrigger{Writer: "c", Event: history.SigClaimed, Count: 2}}},
 		{Action: OneWay, Params: Params{Writer: "a"}, For: 200 * time.Millisecond},
 		{Action: Promote, Params: Params{Writer: "b", Term: 7}},
 		{Action: Promote, Params: Params{Writer: "c", Term: 7, Twin: true}},

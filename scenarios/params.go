@@ -162,11 +162,14 @@ func decodeHTTP(d *decoder, pr *Params) {
 	if v, ok := d.opt("delay"); ok {
 		r.Delay = p.duration(v, path+".delay")
 	}
+	if v, ok := d.opt("until"); ok {
+		pr.Until = p.until(v, path+".until")
+	}
 	if r.Action == faults.SyntheticStatus && r.Status == 0 && d.n.Kind == yaml.MappingNode {
 		p.errf(d.n, path+".status", "missing: action status needs a status like 409 (and a code like ConditionalRequestConflict)")
 	}
-	if _, given := d.f["delay"]; r.Action == faults.Delay && !given && d.n.Kind == yaml.MappingNode {
-		p.errf(d.n, path+".delay", "missing: action delay needs a delay like 500ms")
+	if _, given := d.f["delay"]; r.Action == faults.Delay && !given && pr.Until == nil && d.n.Kind == yaml.MappingNode {
+		p.errf(d.n, path+".delay", "missing: action delay needs a delay like 500ms, or an until like {writer: c, event: claimed}")
 	}
 	if r.Action == faults.FailDeleteKeys && r.Method != "" && r.Method != "POST" {
 		p.errf(d.n, path+".match.method", "action fail-delete-keys fails keys of a DeleteObjects batch (POST): method %s never carries one", r.Method)
@@ -259,6 +262,9 @@ func checkHTTP(v *validation, st *Step) {
 		v.p.at(st.Pos, v.field+".name", "rule name %q used twice; rule names must be unique", r.Name)
 	}
 	v.ruleNames[r.Name] = true
+	if u := st.Params.Until; u != nil && u.Writer != "" && !v.known[u.Writer] {
+		v.unknownWriter(st, v.field+".until.writer", u.Writer)
+	}
 }
 
 func decodeDrive(d *decoder, pr *Params) {

@@ -120,6 +120,9 @@ type Params struct {
 	On, Off time.Duration
 	// http
 	Rule faults.Rule
+	// http: hold the requests the rule fires on until this event of a writer has happened
+	// (its count-th occurrence; no delay), then the rule's delay more
+	Until *EventTrigger
 	// promote, restart
 	Term int64
 	Twin bool // promote at a term another writer already holds (equal-term twin)

@@ -62,12 +62,22 @@ func (p *parser) steps(n *yaml.Node) []Step {
 }
 
 func (p *parser) after(n *yaml.Node, path string) *EventTrigger {
-	f := p.fields(n, path, "writer", "event", "count", "delay")
+	return p.event(n, path, "triggers the step", "writer", "event", "count", "delay")
+}
+
+// until decodes an http rule's `until`: the event that releases the requests it holds.
+func (p *parser) until(n *yaml.Node, path string) *EventTrigger {
+	return p.event(n, path, "releases the held requests", "writer", "event", "count")
+}
+
+// event decodes a writer's protocol event and its count (and, where allowed, a delay).
+func (p *parser) event(n *yaml.Node, path, does string, allowed ...string) *EventTrigger {
+	f := p.fields(n, path, allowed...)
 	t := &EventTrigger{Count: 1}
 	if v, ok := f["writer"]; ok {
 		t.Writer = p.str(v, path+".writer")
 	} else if n.Kind == yaml.MappingNode {
-		p.errf(n, path+".writer", "missing: name the writer whose event triggers the step")
+		p.errf(n, path+".writer", "missing: name the writer whose event %s", does)
 	}
 	if v, ok := f["event"]; ok {
 		t.Event = oneOf(p, v, path+".event", Events)

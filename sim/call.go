@@ -88,7 +88,7 @@ func (p *Path) do(ctx context.Context, c call) answer {
 		rule = &r
 		e.Rule, e.Action = r.Name, string(r.Action)
 	}
-	if rule != nil && rule.Delay > 0 {
+	if rule != nil && rule.Holds() {
 		release()
 		return p.late(ctx, c, e, rule, keyOK)
 	}
@@ -166,7 +166,21 @@ func (p *Path) deliver(ctx context.Context, c call, e history.LedgerEntry, a ans
 	return a
 }
 
-// late runs a call held by a rule's delay: the request lands after the delay whether or not
+// held waits for the event a rule holds its requests for (Until); false when the bench
+// closed first.
+func (p *Path) held(rule *faults.Rule) bool {
+	if rule.Until == nil {
+		return true
+	}
+	select {
+	case <-rule.Until:
+		return true
+	case <-p.b.ctx.Done():
+		return false
+	}
+}
+
+// late runs a call held by a rule's delay or event: the request lands after the delay whether or not
 // the writer still waits, as a request held in a proxy does. Whether the answer reaches the
 // writer is decided once, under mu: either the writer takes it, or it had given up.
 func (p *Path) late(ctx context.Context, c call, e history.LedgerEntry, rule *faults.Rule, keyOK func(string) bool) answer {
@@ -183,7 +197,7 @@ func (p *Path) late(ctx context.Context, c call, e history.LedgerEntry, rule *fa
 		defer p.b.late.Done()
 		defer p.b.busy.Add(-1)
 		var s served
-		if p.b.o.Clock.For(p.b.ctx, rule.Delay) {
+		if p.held(rule) && p.b.o.Clock.For(p.b.ctx, rule.Delay) {
 			s.a, s.e = p.serve(c, e, rule, keyOK)
 		} else {
 			s.a, s.e = answer{err: unknown(c.op, c.key, "bench closed")}, e

@@ -281,3 +281,41 @@ func TestDrainWaitsForDelayedRequests(t *testing.T) {
 		t.Fatalf("Drain returned before the held write landed: %v", err)
 	}
 }
+
+// A rule with Until holds its request until the channel closes, however long that takes:
+// the write lands after the event, never before.
+func TestUntilHoldsARequestUntilItsEvent(t *testing.T) {
+	mem := store.NewMem()
+	b, err := sim.New(mem, sim.Options{Prefix: "p/", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := b.Path("a")
+	release := make(chan struct{})
+	open(t, p, faults.RuleFault(faults.Rule{Name: "hold", Action: faults.Delay, Until: release, Count: 1}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.PutIfAbsent(context.Background(), "p/fence__6", []byte("b"))
+		done <- err
+	}()
+	for p.Fired("hold") == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// A second writer's create meets no rule and takes the key while the first is held.
+	if _, err := b.Path("c").PutIfAbsent(context.Background(), "p/fence__6", []byte("c")); err != nil {
+		t.Fatalf("the unheld create: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the held create answered (%v) before its event", err)
+	default:
+	}
+	close(release)
+	if err := <-done; !errors.Is(err, store.ErrPreconditionFailed) {
+		t.Fatalf("the held create after the event: %v, want a precondition failure (it landed second)", err)
+	}
+	if o, err := mem.Get(context.Background(), "p/fence__6"); err != nil || string(o.Body) != "c" {
+		t.Fatalf("store holds %q (%v), want the unheld writer's body", o.Body, err)
+	}
+}

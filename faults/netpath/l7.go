@@ -90,6 +90,14 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(b.ctx, cancel)
 	defer stop()
 
+	if rule != nil && rule.Until != nil {
+		select {
+		case <-rule.Until:
+		case <-ctx.Done():
+			e.Err = "bench closed while the request was held for an event"
+			panic(http.ErrAbortHandler)
+		}
+	}
 	if rule != nil && rule.Delay > 0 {
 		t := time.NewTimer(rule.Delay)
 		select {

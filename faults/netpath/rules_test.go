@@ -303,3 +303,42 @@ func TestListingMatchedOnItsPrefix(t *testing.T) {
 		})
 	}
 }
+
+// A rule with Until holds a conditional create on its way to the store until the channel
+// closes: a create sent by another client meanwhile lands first, and the held one meets it.
+func TestUntilHoldsARequestUntilItsEvent(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range store.Clients {
+		t.Run(string(c), func(t *testing.T) {
+			b := newBench(t)
+			s, p := client(t, b, "w", c, 30*time.Second)
+			key := testenv.Prefix(t) + "fence__6"
+			release := make(chan struct{})
+			mustAdd(t, p, faults.Rule{Name: "hold", Method: "PUT", Header: "If-None-Match", Action: faults.Delay,
+				Until: release, Count: 1})
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.PutIfAbsent(ctx, key, []byte("held"))
+				done <- err
+			}()
+			for p.Fired("hold") == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := direct(t, c).PutIfAbsent(ctx, key, []byte("first")); err != nil {
+				t.Fatalf("the unheld create: %v", err)
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("the held create answered (%v) before its release", err)
+			case <-time.After(50 * time.Millisecond):
+			}
+			close(release)
+			if err := <-done; !errors.Is(err, store.ErrPreconditionFailed) {
+				t.Fatalf("the held create: %v, want a precondition failure (it landed second)", err)
+			}
+			if o, err := direct(t, c).Get(ctx, key); err != nil || string(o.Body) != "first" {
+				t.Fatalf("store holds %q (%v), want the unheld create's body", o.Body, err)
+			}
+		})
+	}
+}
