@@ -245,7 +245,7 @@ func TestGenerateShapes(t *testing.T) {
 			if first.Action != scenarios.Promote || hold.Action != scenarios.HTTP || hold.Params.Writer != first.Params.Writer ||
 				r.Key != "*/translog/metadata/metadata__" || r.Action != faults.Delay || r.Nth != 1 ||
 				second.Action != scenarios.Promote || second.After == nil || second.After.Writer != first.Params.Writer ||
-				second.After.Event != history.SigClaimed || second.After.Delay >= r.Delay ||
+				second.After.Event != history.SigClaimed || !overtakerFirst(hold, second) ||
 				second.Params.Twin != (second.Params.Term == first.Params.Term) || second.Params.Term < first.Params.Term {
 				t.Fatalf("seed %d: not a seal overtaken while its restore listing is held: %+v", seed, sc.Steps[:3])
 			}
@@ -528,5 +528,47 @@ func TestCleanSchedulesJudgeBothBounds(t *testing.T) {
 	}
 	if clean < 30 {
 		t.Errorf("%d clean schedules in 300", clean)
+	}
+}
+
+// overtakerFirst: a held restore listing lands after the overtaker moved: held past the
+// overtake's delay, or until the overtaker's first sync.
+func overtakerFirst(hold, overtake scenarios.Step) bool {
+	if u := hold.Params.Until; u != nil {
+		return u.Writer == overtake.Params.Writer && u.Event == history.SigSynced && u.Count == 1
+	}
+	return overtake.After.Delay < hold.Params.Rule.Delay
+}
+
+// Holds until another writer's protocol event are drawn, each on a writer's path waiting for a
+// different writer, and survive the schedule's YAML (the replay reads what was drawn).
+func TestGenerateHoldsUntilAnEvent(t *testing.T) {
+	held := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := scenarios.Parse("replay.yaml", sc.Raw, scenarios.Options{Variants: variantNames()})
+		if err != nil {
+			t.Fatalf("seed %d: the schedule does not load back: %v", seed, err)
+		}
+		for i, st := range sc.Steps {
+			u := st.Params.Until
+			if u == nil {
+				continue
+			}
+			held++
+			if st.Action != scenarios.HTTP || u.Writer == st.Params.Writer || u.Count < 1 ||
+				!slices.Contains(scenarios.Events, u.Event) {
+				t.Fatalf("seed %d: step %d holds %+v until %+v", seed, i, st.Params.Rule, *u)
+			}
+			if b := back.Steps[i].Params.Until; b == nil || *b != *u {
+				t.Fatalf("seed %d: step %d's until %+v came back as %+v", seed, i, *u, b)
+			}
+		}
+	}
+	if held < 5 {
+		t.Fatalf("%d holds until an event in 300 schedules, want at least 5", held)
 	}
 }

@@ -43,6 +43,9 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 		Nth: 1 + g.r.IntN(5), Count: 1 + g.r.IntN(3)}
 	g.shape(&r, act, fam)
 	st := g.step(scenarios.HTTP, scenarios.Params{Writer: w, Rule: r})
+	if r.Action == faults.Delay && g.chance(0.4) {
+		st.Params.Until, st.Params.Rule.Delay = g.heldUntil(w), 0
+	}
 	if fam.name == "fence" && r.Method == "PUT" && len(g.c.active) > 0 && contains(g.c.active, w) && g.chance(0.4) {
 		st.Trigger, st.At = scenarios.TriggerAfter, 0
 		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g.dice, g.baseEvents()), Count: 1 + g.r.IntN(3)}
@@ -53,6 +56,18 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 		st.For = g.window()
 	}
 	return []scenarios.Step{st}, true
+}
+
+// heldUntil draws the event that releases a hold on w's path: another writer's claim, sync or
+// acknowledgement (its first or second), so the held request lands after that writer moved,
+// whatever the hold's length would have been. A writer that never gets there leaves the request
+// held until its caller gives up, and it lands when the schedule ends.
+func (g *gen) heldUntil(w string) *scenarios.EventTrigger {
+	others := remove(g.c.ids, w)
+	if len(others) == 0 {
+		others = []string{w}
+	}
+	return &scenarios.EventTrigger{Writer: g.oneOf(others), Event: draw(g.dice, g.baseEvents()), Count: 1 + g.r.IntN(2)}
 }
 
 // family picks the objects a rule hits: fence keys most often, and only the families an

@@ -41,6 +41,11 @@ func (g *gen) overtakenSeal() []scenarios.Step {
 	}
 	overtake := scenarios.Step{Action: scenarios.Promote, Params: pr, Trigger: scenarios.TriggerAfter,
 		After: &scenarios.EventTrigger{Writer: w, Event: history.SigClaimed, Count: 1, Delay: g.ms(0, 40)}}
+	if g.chance(0.5) {
+		// Pinned: the listing lands once the overtaker has synced, not after a drawn hold.
+		rule.Params.Until = &scenarios.EventTrigger{Writer: other, Event: history.SigSynced, Count: 1}
+		rule.Params.Rule.Delay = 0
+	}
 	out := []scenarios.Step{first, rule, overtake}
 	if g.fails.IntN(3) == 0 {
 		// The seal's check is the reader's second read of its fence object (the claim's
@@ -103,8 +108,13 @@ func (g *gen) overtakenHandoff() []scenarios.Step {
 		r := faults.Rule{Name: fmt.Sprintf("hold-transfer-%d", g.rules), Method: "PUT", Key: "*fence__*",
 			Header: "If-Match", Nth: 1, Count: 1, Action: faults.Delay, Delay: g.ms(300, 700)}
 		drained := &scenarios.EventTrigger{Writer: "a", Event: history.SigDrained, Count: 1}
+		hold := scenarios.Params{Writer: "a", Rule: r}
+		if g.chance(0.5) {
+			// Pinned: the transfer lands once the overtaker has claimed.
+			hold.Until, hold.Rule.Delay = &scenarios.EventTrigger{Writer: other, Event: history.SigClaimed, Count: 1}, 0
+		}
 		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
-			Params: scenarios.Params{Writer: "a", Rule: r}, After: drained})
+			Params: hold, After: drained})
 		overtake.After = &scenarios.EventTrigger{Writer: "a", Event: history.SigDrained, Count: 1, Delay: g.ms(0, 40)}
 	case 1:
 		overtake.After = &scenarios.EventTrigger{Writer: "a", Event: history.SigTransferred, Count: 1, Delay: g.ms(0, 300)}

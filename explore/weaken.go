@@ -9,8 +9,8 @@ import (
 
 // weaker lists the one-change weakenings of a step, strongest simplification first: a
 // fault becomes a milder one (a lost answer a short delay, a lost request a 503, a
-// blackhole a refusal, a refusal added latency), a rule fires fewer times and earlier, and
-// windows, delays and times halve.
+// blackhole a refusal, a refusal added latency, a hold until an event a short hold), a rule
+// fires fewer times and earlier, and windows, delays and times halve.
 func weaker(st scenarios.Step) []scenarios.Step {
 	var out []scenarios.Step
 	add := func(f func(*scenarios.Step)) {
@@ -19,12 +19,28 @@ func weaker(st scenarios.Step) []scenarios.Step {
 			t := *st.After
 			c.After = &t
 		}
+		if st.Params.Until != nil {
+			u := *st.Params.Until
+			c.Params.Until = &u
+		}
 		f(&c)
 		out = append(out, c)
 	}
 	switch st.Action {
 	case scenarios.HTTP:
 		weakerRule(st.Params.Rule, func(f func(*faults.Rule)) { add(func(c *scenarios.Step) { f(&c.Params.Rule) }) })
+		if u := st.Params.Until; u != nil {
+			// A hold until an event becomes a short timed hold, or waits for an earlier one.
+			add(func(c *scenarios.Step) {
+				c.Params.Until = nil
+				if c.Params.Rule.Action == faults.Delay && c.Params.Rule.Delay == 0 {
+					c.Params.Rule.Delay = 50 * time.Millisecond
+				}
+			})
+			if u.Count > 1 {
+				add(func(c *scenarios.Step) { c.Params.Until.Count = u.Count / 2 })
+			}
+		}
 	case scenarios.Partition:
 		if st.Params.Mode == "blackhole" {
 			add(func(c *scenarios.Step) { c.Params.Mode = "refuse" })
