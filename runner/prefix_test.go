@@ -49,16 +49,19 @@ func startRun(t *testing.T, sc *scenarios.Scenario, prefix string) <-chan runEnd
 	return ch
 }
 
-// waitForKey waits until key exists: the run that claims it has started.
-func waitForKey(t *testing.T, st store.Store, key string) {
+// waitForClaim waits until the run on prefix has written an object besides its marker: its
+// claim is complete (it wrote nothing before its sub-prefix check passed), not merely begun.
+func waitForClaim(t *testing.T, st store.Store, prefix string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if _, err := st.Get(context.Background(), key); err == nil {
-			return
+		for _, k := range testenv.Keys(t, st, prefix) {
+			if k != store.MarkerName {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s never appeared", key)
+			t.Fatalf("the run on %s never wrote past its marker", prefix)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -81,9 +84,9 @@ func passed(t *testing.T, o runEnd, what string) {
 // own objects; the same holds with the child started first. Runs on sibling prefixes both
 // pass.
 func TestNestedRunsConcurrently(t *testing.T) {
-	// Not parallel: the test takes the first run's marker appearing as its claim being done, and
-	// on a busy machine the second run's marker can land before the first run's sub-prefix check
-	// (both are then refused, which the claim allows but this test does not expect).
+	// Not parallel, and the second run starts only once the first has written past its marker:
+	// a marker alone is a claim begun, and a second run whose marker lands before the first run's
+	// sub-prefix check makes both refuse (which the claim allows but this test does not expect).
 	st := testenv.Store(t, store.ClientMinio, nil)
 	base := testenv.Prefix(t)
 	if _, err := st.Put(context.Background(), base+"neighbour", []byte("untouched")); err != nil {
@@ -98,7 +101,7 @@ func TestNestedRunsConcurrently(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := startRun(t, sc, tc.first)
-			waitForKey(t, st, tc.first+store.MarkerName)
+			waitForClaim(t, st, tc.first)
 			second := <-startRun(t, sc, tc.second)
 			if second.err == nil || !errors.Is(second.err, store.ErrPrefixInUse) ||
 				!strings.Contains(second.err.Error(), tc.first+store.MarkerName) {
