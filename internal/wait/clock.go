@@ -145,12 +145,14 @@ func (c *Clock) Busy() (release func()) {
 	tl := c.v
 	tl.d.mu.Lock()
 	tl.busy++
+	tl.d.acts++
 	tl.d.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			tl.d.mu.Lock()
 			tl.busy--
+			tl.d.acts++
 			tl.d.mu.Unlock()
 		})
 	}

@@ -37,6 +37,7 @@ type driver struct {
 	active  map[*timeline]bool // time lines with pending timers
 	running bool               // the driver goroutine runs
 	steps   uint64
+	acts    uint64 // timers armed or stopped, readings, Busy marks: signs a goroutine acted
 }
 
 var (
@@ -99,6 +100,7 @@ func (h *timerHeap) Pop() any {
 
 // push puts t on its time line; the caller holds the driver's lock.
 func (tl *timeline) push(t *vtimer) {
+	tl.d.acts++
 	tl.seq++
 	t.seq = tl.seq
 	heap.Push(&tl.timers, t)
@@ -114,6 +116,7 @@ func (tl *timeline) remove(t *vtimer) bool {
 	if t.index < 0 {
 		return false
 	}
+	tl.d.acts++
 	heap.Remove(&tl.timers, t.index)
 	if len(tl.timers) == 0 {
 		delete(tl.d.active, tl)
@@ -192,6 +195,22 @@ func (d *driver) drive() {
 			continue
 		}
 		busy = 0
+		if far, acts := d.farthestJump(); confirmation(far) > 0 {
+			// A long jump (a deadline, a long step delay, often the only timer pending while a
+			// cell starts) is taken only once the process stayed idle over a span of real time:
+			// a goroutine parked for a GC assist is counted neither running nor runnable, and on
+			// a starved machine such a park has carried a cell's time line to its deadline in the
+			// middle of its primary's first store call. Anything done meanwhile (a timer armed,
+			// a reading, a mark) starts the confirmation over: the jump it confirmed may be
+			// another one by now.
+			nap(confirmation(far))
+			d.mu.Lock()
+			acted := d.acts != acts
+			d.mu.Unlock()
+			if acted || !probe.idle() {
+				continue
+			}
+		}
 		d.mu.Lock()
 		var calls []func()
 		for tl := range d.active {
@@ -214,6 +233,34 @@ func (d *driver) drive() {
 		}
 	}
 }
+
+// farthestJump is the longest move any time line free to move would make now, and the count
+// of acts it was seen at.
+func (d *driver) farthestJump() (far time.Duration, acts uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for tl := range d.active {
+		if tl.busy == 0 && len(tl.timers) > 0 {
+			far = max(far, tl.timers[0].when-tl.now)
+		}
+	}
+	return far, d.acts
+}
+
+// confirmation is how long the process must stay idle in real time before a time line jumps
+// by far: a thousandth of the jump, none below confirmFrom, at most confirmMax. Short moves,
+// the bulk of a schedule, cost nothing more; a jump of a second waits a millisecond.
+func confirmation(far time.Duration) time.Duration {
+	if far < confirmFrom {
+		return 0
+	}
+	return min(far/1000, confirmMax)
+}
+
+const (
+	confirmFrom = 100 * time.Millisecond
+	confirmMax  = 20 * time.Millisecond
+)
 
 // idleProbe tells whether any goroutine other than the caller is running or ready to run,
 // from the scheduler's own counts. A goroutine blocked in a system call (a child process
@@ -381,6 +428,7 @@ func (tl *timeline) withTimeout(ctx context.Context, d time.Duration) (context.C
 func (tl *timeline) reading() time.Duration {
 	tl.d.mu.Lock()
 	defer tl.d.mu.Unlock()
+	tl.d.acts++
 	tl.last = max(tl.now, tl.last+1)
 	return tl.last
 }

@@ -198,3 +198,27 @@ func TestVirtualClocksAreIndependent(t *testing.T) {
 		t.Fatalf("a reads %v (want 1h10s), b reads %v (want 1s)", ga, gb)
 	}
 }
+
+// A goroutine out of the scheduler's sight for a moment (here a system call; a GC assist
+// parks one the same way) while the only timer pending is far away, as a cell's deadline is
+// while its primary's first store call runs: the time line must not jump to that timer.
+func TestVirtualLongJumpWaitsOutAnUnseenGoroutine(t *testing.T) {
+	for range 20 {
+		c := Virtual()
+		read := c.Stopwatch()
+		ctx, cancel := c.WithTimeout(context.Background(), 63*time.Second)
+		nap(time.Millisecond) // unseen: the driver finds nothing running
+		got, err := read(), ctx.Err()
+		cancel()
+		if err != nil {
+			t.Fatalf("the time line jumped to the deadline (%v) while a goroutine was in a system call", got)
+		}
+		if got >= time.Second {
+			t.Fatalf("the time line moved %v while a goroutine was in a system call", got)
+		}
+	}
+	if confirmation(50*time.Millisecond) != 0 || confirmation(time.Second) != time.Millisecond ||
+		confirmation(time.Hour) != confirmMax {
+		t.Fatal("confirmation: short moves wait nothing, a second's jump a millisecond, at most confirmMax")
+	}
+}
