@@ -195,7 +195,7 @@ func (d *driver) drive() {
 			continue
 		}
 		busy = 0
-		if far, acts := d.farthestJump(); confirmation(far) > 0 {
+		if c, acts := d.confirmation(); c > 0 {
 			// A long jump (a deadline, a long step delay, often the only timer pending while a
 			// cell starts) is taken only once the process stayed idle over a span of real time:
 			// a goroutine parked for a GC assist is counted neither running nor runnable, and on
@@ -203,7 +203,7 @@ func (d *driver) drive() {
 			// middle of its primary's first store call. Anything done meanwhile (a timer armed,
 			// a reading, a mark) starts the confirmation over: the jump it confirmed may be
 			// another one by now.
-			nap(confirmation(far))
+			nap(c)
 			d.mu.Lock()
 			acted := d.acts != acts
 			d.mu.Unlock()
@@ -234,17 +234,18 @@ func (d *driver) drive() {
 	}
 }
 
-// farthestJump is the longest move any time line free to move would make now, and the count
-// of acts it was seen at.
-func (d *driver) farthestJump() (far time.Duration, acts uint64) {
+// confirmation is the real-time confirmation the longest move any time line free to move
+// would make now asks for, and the count of acts it was seen at.
+func (d *driver) confirmation() (time.Duration, uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	var far time.Duration
 	for tl := range d.active {
 		if tl.busy == 0 && len(tl.timers) > 0 {
 			far = max(far, tl.timers[0].when-tl.now)
 		}
 	}
-	return far, d.acts
+	return confirmation(far), d.acts
 }
 
 // confirmation is how long the process must stay idle in real time before a time line jumps
