@@ -8,8 +8,8 @@ import (
 )
 
 // gates release the requests of http rules with an `until`: each gate is a channel closed at
-// the count-th occurrence of one writer's protocol event, so a held request lands after that
-// event whatever the machine's load. A gate asked for after its event has happened is already
+// the count-th occurrence of one writer's protocol event (or of its alternative, when the rule
+// names one), so a held request lands after that event whatever the machine's load. A gate asked for after its event has happened is already
 // open; every gate opens when the run winds down, so nothing stays held past the schedule.
 type gates struct {
 	mu     sync.Mutex
@@ -24,23 +24,36 @@ type gateKey struct {
 }
 
 type gate struct {
-	key   gateKey
+	keys  []gateKey // the event, and its alternative when the rule names one
 	count int
 	ch    chan struct{}
 }
 
-// hold returns the channel closed once t's event has happened t.Count times.
+// due says whether one of the gate's events has happened count times.
+func (x *gate) due(seen map[gateKey]int) bool {
+	for _, k := range x.keys {
+		if seen[k] >= x.count {
+			return true
+		}
+	}
+	return false
+}
+
+// hold returns the channel closed once t's event (or its alternative t.Or) has happened
+// t.Count times.
 func (g *gates) hold(t scenarios.EventTrigger) <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	k := gateKey{t.Writer, t.Event}
-	ch := make(chan struct{})
-	if g.opened || g.seen[k] >= t.Count {
-		close(ch)
-		return ch
+	x := &gate{keys: []gateKey{{t.Writer, t.Event}}, count: t.Count, ch: make(chan struct{})}
+	if t.Or != "" {
+		x.keys = append(x.keys, gateKey{t.Writer, t.Or})
 	}
-	g.shut = append(g.shut, &gate{key: k, count: t.Count, ch: ch})
-	return ch
+	if g.opened || x.due(g.seen) {
+		close(x.ch)
+		return x.ch
+	}
+	g.shut = append(g.shut, x)
+	return x.ch
 }
 
 // signal counts the n-th occurrence of writer's event and opens the gates it completes.
@@ -52,7 +65,7 @@ func (g *gates) signal(writer string, event history.SignalKind, n int) {
 		g.seen = map[gateKey]int{}
 	}
 	g.seen[k] = max(g.seen[k], n)
-	g.shut = g.open(func(x *gate) bool { return x.key == k && x.count <= g.seen[k] })
+	g.shut = g.open(func(x *gate) bool { return x.due(g.seen) })
 }
 
 // openAll opens every gate, now and from now on.

@@ -45,3 +45,25 @@ func TestGatesOpenOnTheirEvent(t *testing.T) {
 		t.Fatal("a gate asked for after the wind-down is shut")
 	}
 }
+
+// A gate with an alternative opens at whichever of its two events comes first, and only at
+// its own writer's.
+func TestGateOpensOnItsAlternative(t *testing.T) {
+	var g gates
+	either := g.hold(scenarios.EventTrigger{Writer: "a", Event: history.SigReverted, Or: history.SigStoodDown, Count: 1})
+	g.signal("t", history.SigStoodDown, 1)
+	g.signal("a", history.SigAcked, 3)
+	if isOpen(either) {
+		t.Fatal("the gate opened on another writer's or another event")
+	}
+	g.signal("a", history.SigStoodDown, 1)
+	if !isOpen(either) {
+		t.Fatal("the gate did not open on its alternative")
+	}
+	if born := g.hold(scenarios.EventTrigger{Writer: "a", Event: history.SigReverted, Or: history.SigStoodDown, Count: 1}); !isOpen(born) {
+		t.Fatal("a gate whose alternative already happened is shut")
+	}
+	if first := g.hold(scenarios.EventTrigger{Writer: "a", Event: history.SigReverted, Count: 1}); isOpen(first) {
+		t.Fatal("a gate without the alternative opened on it")
+	}
+}

@@ -240,7 +240,11 @@ func writeRule(b *strings.Builder, pr Params) {
 		fmt.Fprintf(b, "      delay: %s\n", FormatDuration(r.Delay))
 	}
 	if u := pr.Until; u != nil {
-		fmt.Fprintf(b, "      until: {writer: %s, event: %s, count: %d}\n", scalar(u.Writer), scalar(string(u.Event)), u.Count)
+		or := ""
+		if u.Or != "" {
+			or = ", or: " + scalar(string(u.Or))
+		}
+		fmt.Fprintf(b, "      until: {writer: %s, event: %s%s, count: %d}\n", scalar(u.Writer), scalar(string(u.Event)), or, u.Count)
 	}
 }
 

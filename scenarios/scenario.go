@@ -99,10 +99,13 @@ type Step struct {
 }
 
 // EventTrigger fires a step when Writer has emitted Event Count times (Count >= 1), then
-// waits Delay.
+// waits Delay. An http rule's release (until) may name a second event of the same writer,
+// Or: whichever of the two reaches Count first releases the held requests, so a hold can
+// wait for a protocol step that ends one of two ways (a revert that resumes or stands down).
 type EventTrigger struct {
 	Writer string
 	Event  history.SignalKind // one of Events
+	Or     history.SignalKind // "" or one of Events; until only
 	Count  int
 	Delay  time.Duration
 }

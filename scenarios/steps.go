@@ -67,7 +67,7 @@ func (p *parser) after(n *yaml.Node, path string) *EventTrigger {
 
 // until decodes an http rule's `until`: the event that releases the requests it holds.
 func (p *parser) until(n *yaml.Node, path string) *EventTrigger {
-	return p.event(n, path, "releases the held requests", "writer", "event", "count")
+	return p.event(n, path, "releases the held requests", "writer", "event", "or", "count")
 }
 
 // event decodes a writer's protocol event and its count (and, where allowed, a delay).
@@ -83,6 +83,12 @@ func (p *parser) event(n *yaml.Node, path, does string, allowed ...string) *Even
 		t.Event = oneOf(p, v, path+".event", Events)
 	} else if n.Kind == yaml.MappingNode {
 		p.errf(n, path+".event", "missing: expected one of %s", joinNames(Events))
+	}
+	if v, ok := f["or"]; ok {
+		t.Or = oneOf(p, v, path+".or", Events)
+		if t.Or == t.Event {
+			p.errf(v, path+".or", "names the same event as event (%s): give another event, or leave or out", t.Or)
+		}
 	}
 	if v, ok := f["count"]; ok {
 		t.Count = int(p.integer(v, path+".count"))
