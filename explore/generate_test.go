@@ -572,3 +572,39 @@ func TestGenerateHoldsUntilAnEvent(t *testing.T) {
 		t.Fatalf("%d holds until an event in 300 schedules, want at least 5", held)
 	}
 }
+
+// A relocation aborted before the target writes draws, in some schedules, a lost answer for
+// the source's revert (a rule armed once the transfer landed) with the revert's read-back
+// failing too: the retried revert is refused by the source's own landed write.
+func TestGenerateLosesARevertAnswerWithItsReadBack(t *testing.T) {
+	lost, paired := 0, 0
+	for seed := uint64(1); seed <= 3000; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drop, read := false, false
+		for _, st := range sc.Steps {
+			if st.Action != scenarios.HTTP || st.After == nil || st.After.Event != history.SigTransferred {
+				continue
+			}
+			r := st.Params.Rule
+			switch {
+			case r.Action == faults.DropResponse && r.Method == "PUT" && r.Header == "If-Match":
+				drop = true
+			case r.Action == faults.SyntheticStatus && r.Method == "GET":
+				read = true
+			}
+		}
+		if drop {
+			lost++
+			if read {
+				paired++
+			}
+		}
+	}
+	if lost < 3 || paired < 1 {
+		t.Fatalf("in 3000 schedules, %d lose a revert's answer and %d also fail its read-back; want at least 3 and 1", lost, paired)
+	}
+	t.Logf("%d lost revert answers, %d with the read-back failing", lost, paired)
+}

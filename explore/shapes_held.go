@@ -171,23 +171,29 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		After: &scenarios.EventTrigger{Writer: "a", Event: history.SigAcked, Count: 1 + g.r.IntN(4)}}
 	g.minDuration = handoffDuration
 	out := []scenarios.Step{st}
-	if pr.AbortAt == history.AbortBeforeTargetWrites && g.chance(0.4) {
-		// The transfer's answer is lost once the source has drained: the transfer applied, and
-		// the source must find its own write (the recorded allocation) before it reverts.
-		g.rules++
-		r := faults.Rule{Name: fmt.Sprintf("drop-transfer-answer-%d", g.rules), Method: "PUT", Key: "*fence__*",
-			Header: "If-Match", Nth: 1, Count: 1, Action: faults.DropResponse}
-		drained := &scenarios.EventTrigger{Writer: "a", Event: history.SigDrained, Count: 1}
-		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
-			Params: scenarios.Params{Writer: "a", Rule: r}, After: drained})
+	if pr.AbortAt == history.AbortBeforeTargetWrites && g.chance(0.6) {
+		// The answer of the source's next fence write is lost: once it has drained that write
+		// is the transfer, which applied, and the source must find its own write (the recorded
+		// allocation) before it reverts; once it has transferred it is the revert, which
+		// applied too, and the source must find its own write before it stands down.
+		on, what := history.SigDrained, "transfer"
 		if g.chance(0.5) {
-			// And the read that would tell whether it landed fails too: the retried transfer is
-			// refused by its own write, which the source must recognise as its own.
+			on, what = history.SigTransferred, "revert"
+		}
+		g.rules++
+		r := faults.Rule{Name: fmt.Sprintf("drop-%s-answer-%d", what, g.rules), Method: "PUT", Key: "*fence__*",
+			Header: "If-Match", Nth: 1, Count: 1, Action: faults.DropResponse}
+		after := &scenarios.EventTrigger{Writer: "a", Event: on, Count: 1}
+		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
+			Params: scenarios.Params{Writer: "a", Rule: r}, After: after})
+		if g.chance(0.5) {
+			// And the read that would tell whether it landed fails too: the retried write is
+			// refused by its own landed write, which the source must recognise as its own.
 			g.rules++
 			rr := faults.Rule{Name: fmt.Sprintf("fence-read-fails-%d", g.rules), Method: "GET", Key: "*fence__?*",
 				Nth: 1, Count: 1, Action: faults.SyntheticStatus, Status: 500}
 			out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
-				Params: scenarios.Params{Writer: "a", Rule: rr}, After: drained})
+				Params: scenarios.Params{Writer: "a", Rule: rr}, After: after})
 		}
 	}
 	g.c.handOff("a", t, false)
