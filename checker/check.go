@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fencebench/fencebench/history"
 )
 
 // Check judges a run. It never panics on protocol or store misbehaviour — those are results —
@@ -139,7 +141,7 @@ func compose(res *Result, x *index) {
 		}
 	}
 
-	gating := gatingReasons(res, ex)
+	gating := gatingReasons(res, ex, segmentsOnly(x.in))
 	// A run that showed the failure it was expected to show proved its point, whatever else it
 	// did not get to exercise (a variant killed early never reaches its later faults); a pass
 	// of the correct protocol, or a variant's survival, proves nothing unless the run did
@@ -212,9 +214,26 @@ func variantVerdict(violated, failed []string, status map[string]InvariantResult
 	return verdict, survived, reasons
 }
 
+// segmentsOnly says whether the run sent no op and published a segment reference set: the
+// work a schedule without traffic (refreshes, collections and hydrations) exercises. A run
+// that sent ops is judged by its acknowledgements whatever it published.
+func segmentsOnly(in Input) bool {
+	published := false
+	for _, e := range in.Events {
+		switch {
+		case e.Kind == history.Op:
+			return false
+		case e.Kind == history.Publish && e.Outcome == history.OK:
+			published = true
+		}
+	}
+	return published
+}
+
 // gatingReasons says why a run may not have exercised what it declared: a declared fault
-// that never fired, too few acknowledgements, or nothing acknowledged and no fault declared.
-func gatingReasons(res *Result, ex Expect) []string {
+// that never fired, too few acknowledgements, or no fault declared and nothing acknowledged
+// (nor, in a run that sent no op, published).
+func gatingReasons(res *Result, ex Expect, segmentsOnly bool) []string {
 	var gating []string
 	correct := len(ex.Violated) == 0 && ex.Verdict != Fail
 	for _, a := range res.Attestation {
@@ -233,8 +252,8 @@ func gatingReasons(res *Result, ex Expect) []string {
 		gating = append(gating, fmt.Sprintf("only %s acknowledged, below the floor of %d",
 			plural(res.Acked, "op", "ops"), ex.MinAcked))
 	}
-	if res.Acked == 0 && len(ex.Faults) == 0 && ex.MinAcked == 0 {
-		gating = append(gating, "nothing was acknowledged and no fault was declared: the run exercised nothing")
+	if res.Acked == 0 && !segmentsOnly && len(ex.Faults) == 0 && ex.MinAcked == 0 {
+		gating = append(gating, "nothing was acknowledged (nor, in a run that sent no op, published) and no fault was declared: the run exercised nothing")
 	}
 	return gating
 }

@@ -135,7 +135,8 @@ type Fault struct {
 //     Fenced is not checked (a variant may well leave a zombie unfenced).
 //   - Verdict fail with Violated empty: the run passes when at least one invariant failed.
 //   - Gating, applied last: when a declared fault never fired, fewer than MinAcked distinct ops
-//     were acknowledged, or nothing was acknowledged and no fault was declared, a correct
+//     were acknowledged, or nothing was acknowledged (nor, in a run that sent no op,
+//     published) and no fault was declared, a correct
 //     run's pass — or a variant's "survived" fail, which then proves nothing — becomes
 //     inconclusive. A genuine unexpected failure stays fail, and an expected failure that was
 //     shown (a variant killed before it reached its later faults) stays pass; the gating

@@ -152,6 +152,19 @@ func TestExpectations(t *testing.T) {
 			func(e *Expect) { e.MinAcked = 100 }, Fail, []string{"NoAckedWriteLoss failed", "below the floor"}},
 		{"nothing exercised", func() *hb { return &hb{} }, func(e *Expect) {},
 			Inconclusive, []string{"the run exercised nothing"}},
+		{"a publication without traffic exercised the segments", func() *hb {
+			h := &hb{}
+			h.simple(history.Publish, "a", 5, "shard/segments/metadata/metadata__1", 20, 21, history.OK, "")
+			h.final = Final{Recovered: []int64{}, AuditTerm: 6}
+			return h
+		}, func(e *Expect) {}, Pass, nil},
+		{"a publication does not stand in for acknowledgements of ops sent", func() *hb {
+			h := &hb{}
+			h.op("a", 10, 1)
+			h.simple(history.Publish, "a", 5, "shard/segments/metadata/metadata__1", 20, 21, history.OK, "")
+			h.final = Final{Recovered: []int64{}, AuditTerm: 6}
+			return h
+		}, func(e *Expect) {}, Inconclusive, []string{"the run exercised nothing"}},
 		{"unknown invariant in the expectation", func() *hb { h, _ := base(); return h },
 			func(e *Expect) { e.Violated = []string{"NoSuchThing"} }, Error, []string{"unknown invariant"}},
 		{"time to fence over the bound", func() *hb {
