@@ -159,7 +159,10 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		return nil
 	}
 	t := g.oneOf(g.c.standby)
-	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: draw(g.dice, []history.AbortPoint{history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})}
+	// An early abort twice as often as the others: its transfer and revert are where a lost
+	// answer or a failed read-back leaves the source's own write to be recognised.
+	pr := scenarios.Params{Writer: "a", Target: t, AbortAt: draw(g.dice, []history.AbortPoint{history.AbortNone,
+		history.AbortBeforeTargetWrites, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks})}
 	g.serving = t
 	if pr.AbortAt == history.AbortBeforeTargetWrites {
 		pr.LoseHandoff = g.chance(0.5)
@@ -171,14 +174,16 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		After: &scenarios.EventTrigger{Writer: "a", Event: history.SigAcked, Count: 1 + g.r.IntN(4)}}
 	g.minDuration = handoffDuration
 	out := []scenarios.Step{st}
-	if pr.AbortAt == history.AbortBeforeTargetWrites && g.chance(0.6) {
+	if pr.AbortAt == history.AbortBeforeTargetWrites && g.chance(0.7) {
 		// The answer of the source's next fence write is lost: once it has drained that write
 		// is the transfer, which applied, and the source must find its own write (the recorded
 		// allocation) before it reverts; once it has transferred it is the revert, which
 		// applied too, and the source must find its own write before it stands down.
-		on, what := history.SigDrained, "transfer"
+		on, what, paired := history.SigDrained, "transfer", 0.6
 		if g.chance(0.5) {
-			on, what = history.SigTransferred, "revert"
+			// A lost revert answer alone is resolved by the read-back; with the read-back
+			// failing, the retried revert meets its own write: pair them more often.
+			on, what, paired = history.SigTransferred, "revert", 0.8
 		}
 		g.rules++
 		r := faults.Rule{Name: fmt.Sprintf("drop-%s-answer-%d", what, g.rules), Method: "PUT", Key: "*fence__*",
@@ -186,7 +191,7 @@ func (g *gen) handoffResolves() []scenarios.Step {
 		after := &scenarios.EventTrigger{Writer: "a", Event: on, Count: 1}
 		out = append(out, scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 			Params: scenarios.Params{Writer: "a", Rule: r}, After: after})
-		if g.chance(0.5) {
+		if g.chance(paired) {
 			// And the read that would tell whether it landed fails too: the retried write is
 			// refused by its own landed write, which the source must recognise as its own.
 			g.rules++
