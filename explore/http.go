@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
@@ -28,7 +29,10 @@ var families = []family{
 }
 
 // http draws a request rule on one writer's path. A rule on the fence is often inline: set
-// at a writer's protocol event with no delay, it catches that writer's next fence CAS.
+// at a writer's protocol event with no delay, it catches that writer's next fence write: after
+// a claim, sync or ack its next CAS, and after an event the schedule's earlier steps make it
+// emit, the write that follows that event (after drained the transfer, after transferred the
+// revert of an aborted handoff, after reverted the resumed source's first CAS).
 func (g *gen) http(int) ([]scenarios.Step, bool) {
 	act := g.pick(g.httpActs)
 	var fam family
@@ -48,7 +52,19 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 	}
 	if fam.name == "fence" && r.Method == "PUT" && len(g.c.active) > 0 && contains(g.c.active, w) && g.chance(0.4) {
 		st.Trigger, st.At = scenarios.TriggerAfter, 0
-		st.After = &scenarios.EventTrigger{Writer: w, Event: draw(g.dice, g.baseEvents()), Count: 1 + g.r.IntN(3)}
+		evs := g.baseEvents()
+		if g.o.System == nil {
+			for _, e := range g.c.events[w] {
+				if !slices.Contains(evs, e) {
+					evs = append(evs, e)
+				}
+			}
+		}
+		ev := draw(g.dice, evs)
+		st.After = &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1 + g.r.IntN(3)}
+		if !slices.Contains(base, ev) {
+			st.After.Count = 1 // a step's own event happens once
+		}
 		st.Params.Rule.Method, st.Params.Rule.Header = "PUT", "If-Match"
 		st.Params.Rule.Nth, st.Params.Rule.Count = 1, 1
 	}
