@@ -44,9 +44,9 @@
 //     failure, not a low count.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
-//     declared fault (unless it sent no op and published segments: a refresh and
-//     collection schedule) makes the verdict inconclusive. One exception: a fault that waited for
-//     a protocol event its writer never reached (the race went the other way) does not gate
+//     declared fault (unless it sent no op and published segments: a refresh and collection
+//     schedule) makes the verdict inconclusive. One exception: a fault that waited for a
+//     protocol event its writer never reached (the race went the other way) does not gate
 //     a correct run expected to pass; the verdict stays and its reasons name the race. A
 //     variant's run is still gated by it: the variant met no occasion to fail.
 //   - The scenario verdict keeps both views: the raw status of each invariant and the verdict

@@ -136,10 +136,10 @@ type Fault struct {
 //   - Verdict fail with Violated empty: the run passes when at least one invariant failed.
 //   - Gating, applied last: when a declared fault never fired, fewer than MinAcked distinct ops
 //     were acknowledged, or nothing was acknowledged (nor, in a run that sent no op,
-//     published) and no fault was declared, a correct
-//     run's pass — or a variant's "survived" fail, which then proves nothing — becomes
-//     inconclusive. A genuine unexpected failure stays fail, and an expected failure that was
-//     shown (a variant killed before it reached its later faults) stays pass; the gating
+//     published) and no fault was declared, a correct run's pass — or a variant's
+//     "survived" fail, which then proves nothing — becomes inconclusive. A genuine
+//     unexpected failure stays fail, and an expected failure that was shown (a variant
+//     killed before it reached its later faults) stays pass; the gating
 //     reasons are reported either way. A fault whose Missed is set (its step's event never
 //     came) does not gate a correct run expected to pass: the reasons say the race went the
 //     other way.

@@ -9,8 +9,9 @@ import (
 
 // gates release the requests of http rules with an `until`: each gate is a channel closed at
 // the count-th occurrence of one writer's protocol event (or of its alternative, when the rule
-// names one), so a held request lands after that event whatever the machine's load. A gate asked for after its event has happened is already
-// open; every gate opens when the run winds down, so nothing stays held past the schedule.
+// names one), so a held request lands after that event whatever the machine's load. A gate
+// asked for after its event has happened is already open; every gate opens when the run winds
+// down, so nothing stays held past the schedule.
 type gates struct {
 	mu     sync.Mutex
 	seen   map[gateKey]int // occurrences so far of each writer's event

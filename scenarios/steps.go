@@ -86,7 +86,7 @@ func (p *parser) event(n *yaml.Node, path, does string, allowed ...string) *Even
 	}
 	if v, ok := f["or"]; ok {
 		t.Or = oneOf(p, v, path+".or", Events)
-		if t.Or == t.Event {
+		if t.Or != "" && t.Or == t.Event {
 			p.errf(v, path+".or", "names the same event as event (%s): give another event, or leave or out", t.Or)
 		}
 	}
