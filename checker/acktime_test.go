@@ -32,14 +32,7 @@ func serving() *hb {
 
 func timeToAckOf(t *testing.T, h *hb) InvariantResult {
 	t.Helper()
-	res := Check(h.input())
-	for _, ir := range res.Invariants {
-		if ir.Name == TimeToAck {
-			return ir
-		}
-	}
-	t.Fatalf("TimeToAck not judged: %+v", res.Invariants)
-	return InvariantResult{}
+	return invariantOf(t, h, TimeToAck)
 }
 
 func TestTimeToAck(t *testing.T) {

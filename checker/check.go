@@ -40,6 +40,7 @@ func Check(in Input) Result {
 		reads.ownerNeverReadUnsealed(),
 		lin.storeLinearizable(),
 		dur.recoverySeesAcked(),
+		(&failureJudge{x}).noSpuriousFailure(),
 		(&servingJudge{x}).handoffResolves(),
 	}
 	res.Liveness = (&livenessJudge{index: x}).liveness()

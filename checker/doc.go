@@ -35,6 +35,11 @@
 //     a higher-term claim, or an equal-term seal, revert or legitimate adoption — justifies
 //     it; a target's give-up is also justified by a failed store call of its own since then
 //     (its hydration could not complete), never by nothing.
+//   - NoSpuriousFailure judges every protocol step (claim, sync, CAS, adoption, revert,
+//     transfer, restore read, hydration, publication, collection) of a copy whose store calls
+//     the history records that failed or ended unknown, fenced aside: only a failed or unknown
+//     store call of its own, another writer's write or higher-term claim, a fault open on the
+//     copy or the store, or the copy crashing, pausing or restarting while it ran explains it.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
 //     the term it gave up: no acknowledgement and no ownership acquisition afterwards.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
@@ -56,7 +61,7 @@
 // Invariant names follow the protocol's TLA+ models (NoAckedWriteLoss, MutualExclusion,
 // AckAttribution, FencedTerminal, SeqMonotonic, NoSpuriousFencing, TargetAcksAreDurable,
 // HydrationIntegrity, OwnerNeverReadUnsealed), plus StoreLinearizable, which checks the store
-// itself, independently of the protocol, HandoffResolves, the outcome a scenario declares for
+// itself, independently of the protocol, NoSpuriousFailure, HandoffResolves, the outcome a scenario declares for
 // a relocation, and two liveness bounds judged only when the scenario sets them: TimeToFence
 // (a superseded writer is fenced in time) and TimeToAck (a writer serving undisturbed
 // acknowledges in time).

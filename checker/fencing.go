@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -139,7 +138,7 @@ func (x *fencingJudge) storeFailedSince(w string, since, t time.Duration) bool {
 		if e.Outcome != history.Fail && e.Outcome != history.Ambiguous {
 			continue
 		}
-		if e.Kind == history.Hydrate || strings.HasPrefix(string(e.Kind), "store.") {
+		if e.Kind == history.Hydrate || e.Kind.StoreCall() {
 			return true
 		}
 	}

@@ -94,6 +94,19 @@ func (h *hb) put(w, key string, from, to int, ifMatch, ifNoneMatch string, statu
 		IfMatch: ifMatch, IfNoneMatch: ifNoneMatch, Forwarded: true, Status: status, ETag: etag, Delivered: true})
 }
 
+// invariantOf checks h and returns the verdict on invariant name, which must be judged.
+func invariantOf(t *testing.T, h *hb, name history.Invariant) InvariantResult {
+	t.Helper()
+	res := Check(h.input())
+	for _, ir := range res.Invariants {
+		if ir.Name == name {
+			return ir
+		}
+	}
+	t.Fatalf("%s not judged: %+v", name, res.Invariants)
+	return InvariantResult{}
+}
+
 func (h *hb) input() Input {
 	return Input{Events: h.ev, Ledger: h.led, Final: h.final, Expect: h.expect}
 }

@@ -27,6 +27,8 @@ var guarantees = map[history.Invariant]string{
 		"ledger saw them, are linearizable as a compare-and-swap register",
 	RecoverySeesAcked: "a copy that recovered while the primary worked (without a term) holds every op acknowledged " +
 		"before its recovery finished",
+	NoSpuriousFailure: "a protocol step fails, or ends with an unknown outcome, only when a store call of its own failed, " +
+		"another writer wrote to the store, a fault was open on it or its writer was stopped while it ran",
 	HandoffResolves: "the copy the scenario names as serving ends holding the chain: after its latest claim, " +
 		"adoption or revert it was not fenced, did not stand down, crash, hand off or transfer, and no other writer " +
 		"took its term or a higher one (the final auditor aside); and, when clients sent ops, it acknowledged some after",

@@ -59,6 +59,7 @@ const (
 	OwnerNeverReadUnsealed = history.OwnerNeverReadUnsealed
 	StoreLinearizable      = history.StoreLinearizable
 	RecoverySeesAcked      = history.RecoverySeesAcked
+	NoSpuriousFailure      = history.NoSpuriousFailure
 	// HandoffResolves holds trivially unless Expect.Serving names a writer.
 	HandoffResolves = history.HandoffResolves
 	// TimeToFence is the liveness bound: judged only when Expect.MaxTimeToFence is set.

@@ -110,7 +110,7 @@ func Features(sc *scenarios.Scenario, events []history.Event, ledger []history.L
 		switch {
 		case e.Kind == history.Sync && e.Outcome == history.OK:
 			syncs[e.Writer]++
-		case strings.HasPrefix(string(e.Kind), "store.") && e.Outcome != history.OK:
+		case e.Kind.StoreCall() && e.Outcome != history.OK:
 			for _, p := range phasesAt(e.Writer, e.Invoke) {
 				set[fmt.Sprintf("fail:%s/%s", e.Kind, p)] = true
 			}
@@ -174,7 +174,7 @@ func reason(err string, names map[string]bool) string {
 // client ops and acks (too many, and each is in a sync's count already) are not tokens.
 func token(e history.Event) (string, bool) {
 	switch {
-	case strings.HasPrefix(string(e.Kind), "store."), e.Kind == history.Op, e.Kind == history.Ack:
+	case e.Kind.StoreCall(), e.Kind == history.Op, e.Kind == history.Ack:
 		return "", false
 	case e.Kind == history.FaultStart || e.Kind == history.FaultEnd:
 		return string(e.Kind), true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,6 +25,9 @@ const (
 	StoreDeleteMany  Kind = "store.delete-many"
 	StoreList        Kind = "store.list"
 )
+
+// StoreCall reports whether k is a store call recorded at the client boundary.
+func (k Kind) StoreCall() bool { return strings.HasPrefix(string(k), "store.") }
 
 // Client traffic.
 const (

@@ -82,6 +82,8 @@ const (
 	OwnerNeverReadUnsealed Invariant = "OwnerNeverReadUnsealed"
 	StoreLinearizable      Invariant = "StoreLinearizable"
 	RecoverySeesAcked      Invariant = "RecoverySeesAcked"
+	// NoSpuriousFailure: a protocol step fails only for a cause the history shows.
+	NoSpuriousFailure Invariant = "NoSpuriousFailure"
 	// HandoffResolves holds trivially unless the scenario names the copy that must end serving.
 	HandoffResolves Invariant = "HandoffResolves"
 	// TimeToFence is the liveness bound, judged only when the scenario sets one.
@@ -95,7 +97,7 @@ const (
 func Invariants() []Invariant {
 	return []Invariant{NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
 		NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-		StoreLinearizable, RecoverySeesAcked, HandoffResolves, TimeToFence, TimeToAck}
+		StoreLinearizable, RecoverySeesAcked, NoSpuriousFailure, HandoffResolves, TimeToFence, TimeToAck}
 }
 
 // CorrectVariant is the name of the correct protocol, fence.Correct, for the packages that

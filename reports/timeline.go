@@ -301,7 +301,7 @@ func countEvent(s *[nFields]int, e *history.Event) {
 		default:
 			s[fCASRefused]++
 		}
-	case strings.HasPrefix(string(e.Kind), "store."):
+	case e.Kind.StoreCall():
 		s[fStore]++
 		switch e.Outcome {
 		case history.OK, "":

@@ -90,7 +90,7 @@ func hotY(e *history.Event, top float64) float64 {
 		return top + casTop + barH/2
 	case e.Kind == history.Ack || e.Kind == history.Op || e.Kind == history.Sync:
 		return top + ackTop + barH/2
-	case strings.HasPrefix(string(e.Kind), "store."):
+	case e.Kind.StoreCall():
 		return top + storeTop + barH/2
 	}
 	if f, ok := families[e.Kind]; ok {

@@ -120,9 +120,9 @@ func (w *Writer) Refresh(ctx context.Context) (published bool, err error) {
 		added = append(added, key)
 	}
 
-	ok, reason := w.f.PublishAllowed(ctx)
+	// A refusal is recorded spanning the gate's reads.
+	ok, reason := w.segmentGate(ctx, history.Publish, term, w.f.PublishAllowed)
 	if !ok {
-		w.record(history.Event{Kind: history.Publish, Term: term, Outcome: history.Fail, Err: reason})
 		return false, nil
 	}
 	w.mu.Lock()
@@ -159,9 +159,9 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	ctx, cancel := w.bind(ctx)
 	defer cancel()
 
-	ok, reason := w.f.CollectAllowed(ctx)
+	// A refusal is recorded spanning the gate's reads.
+	ok, reason := w.segmentGate(ctx, history.Collect, term, w.f.CollectAllowed)
 	if !ok {
-		w.record(history.Event{Kind: history.Collect, Term: term, Outcome: history.Fail, Err: reason})
 		return 0, nil
 	}
 	es, err := w.st.List(ctx, w.c.cfg.Shard.SegmentDataPrefix())
@@ -189,4 +189,17 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	}
 	w.emit(history.SigCollected, history.Event{Writer: w.id, Kind: history.Collect, Term: term}, 0)
 	return deleted, nil
+}
+
+// segmentGate asks the fence whether the writer may publish or collect (allowed) and records a
+// refusal as a failed event of kind spanning the gate's own reads, so that the history shows
+// the store calls behind it.
+func (w *Writer) segmentGate(ctx context.Context, kind history.Kind, term int64, allowed func(context.Context) (bool, string)) (bool, string) {
+	sp := w.begin(history.Event{Kind: kind, Term: term})
+	ok, reason := allowed(ctx)
+	if !ok {
+		sp.Event().Err = reason
+		sp.End(history.Fail, nil)
+	}
+	return ok, reason
 }

@@ -231,6 +231,16 @@ func TestSegmentsRoundTrip(t *testing.T) {
 	if last := col[len(col)-1]; last.Outcome != history.Fail || last.Key != "" {
 		t.Fatalf("last collect of a: %v; want a refused round", last)
 	}
+	// Each refusal spans the gate's read of the fence, so that the history shows what the
+	// gate read (NoSpuriousFailure looks there for the cause of a failed step).
+	lists := r.events(history.StoreList, "a")
+	for _, refused := range []history.Event{pub[len(pub)-1], col[len(col)-1]} {
+		if !slices.ContainsFunc(lists, func(l history.Event) bool {
+			return l.Invoke >= refused.Invoke && l.Complete <= refused.Complete
+		}) {
+			t.Fatalf("refused %s %v spans none of a's listings %v", refused.Kind, refused, lists)
+		}
+	}
 	if ok, err := b.Refresh(ctx(t)); err != nil || !ok {
 		t.Fatalf("new owner refresh: %v %v", ok, err)
 	}

@@ -1,0 +1,172 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// failureJudge judges that every failed protocol step had a cause: NoSpuriousFailure.
+type failureJudge struct{ *index }
+
+// stepKinds are the protocol steps NoSpuriousFailure judges: each is a writer's walk through
+// store calls that a correct protocol fails only when the store or another writer made it.
+var stepKinds = map[history.Kind]bool{
+	history.Claim: true, history.CAS: true, history.Sync: true, history.Adopt: true, history.Revert: true,
+	history.Transfer: true, history.RestoreRead: true, history.Hydrate: true, history.Publish: true,
+	history.Collect: true,
+}
+
+// writes are the store calls that change what the store holds.
+var writes = map[history.Kind]bool{
+	history.StorePut: true, history.StorePutIfAbsent: true, history.StorePutIfMatch: true,
+	history.StoreDelete: true, history.StoreDeleteMany: true,
+}
+
+// noSpuriousFailure judges every protocol step of a writer whose store calls the history
+// records (a claim, sync, CAS, adoption, revert, transfer, restore read, hydration,
+// publication or collection) that failed or ended with an unknown outcome, fenced aside
+// (NoSpuriousFencing judges those). Such a step is explained only by something that happened
+// while it ran: a store call of the same writer that failed or had an unknown outcome, a
+// write to the store by another writer, a fault open on the writer or on the store, or the
+// writer crashing, pausing, restarting or being stopped. A step that fails with none of these
+// failed on a store that answered every call as asked and held still: the protocol made the
+// failure up, and a system built on it retries, stalls or gives up a failover for nothing.
+func (x *failureJudge) noSpuriousFailure() InvariantResult {
+	r := newResult(NoSpuriousFailure)
+	recorded := map[string]bool{}
+	for i := range x.ev {
+		if e := &x.ev[i]; e.Kind.StoreCall() {
+			recorded[e.Writer] = true
+		}
+	}
+	windows := (&ackTimeJudge{x.index}).faultWindowsOf(recorded)
+	judged := 0
+	first := int32(-1)
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if !stepKinds[e.Kind] || !recorded[e.Writer] {
+			continue
+		}
+		if e.Outcome != history.Fail && e.Outcome != history.Ambiguous {
+			continue
+		}
+		judged++
+		var open []window
+		for _, n := range x.incarnations(e.Writer) {
+			open = append(open, windows[n]...)
+		}
+		if x.failureExplained(p, open) {
+			continue
+		}
+		r.Violations++
+		if first < 0 {
+			first = p
+		}
+	}
+	if judged == 0 {
+		r.Explanation = "no protocol step failed"
+		return r
+	}
+	if r.Violations == 0 {
+		r.Explanation = plural(judged, "failed protocol step", "failed protocol steps") +
+			", each with a failed store call, another writer's write, a fault or a stop while it ran"
+		return r
+	}
+	f := &x.ev[first]
+	r.Status = Fail
+	r.Explanation = fmt.Sprintf("%s with no cause: no store call of the writer failed, no other writer wrote, "+
+		"no fault was open and the writer was not stopped while it ran", plural(r.Violations, "failed protocol step",
+		"failed protocol steps"))
+	r.Narrative = fmt.Sprintf("%s %s's %s at term %d failed (%s) between %s and %s, yet every store call it made "+
+		"was answered as asked, no other writer wrote to the store, no fault was open on it and it was not stopped",
+		secs(f.Invoke), f.Writer, f.Kind, f.Term, f.Err, secs(f.Invoke), secs(f.Complete))
+	r.Counterexample = x.idsOf(first)
+	return r
+}
+
+// failureExplained reports whether the failed step at p had a cause while it ran.
+func (x *failureJudge) failureExplained(p int32, open []window) bool {
+	f := &x.ev[p]
+	from, to := f.Invoke, f.Complete
+	if overlaps(open, from, to) {
+		return true
+	}
+	mine := map[string]bool{}
+	for _, n := range x.incarnations(f.Writer) {
+		mine[n] = true
+	}
+	for _, q := range x.order {
+		e := &x.ev[q]
+		if e.Invoke > to {
+			break
+		}
+		if e.Kind == history.Claim && !mine[e.Writer] && e.Term > f.Term {
+			return true // a higher term, which the step may have found (a gate refusing)
+		}
+		if e.Complete < from || q == p {
+			continue
+		}
+		own := e.Writer == f.Writer
+		switch {
+		case own && (e.Kind.StoreCall() || e.Kind == history.Hydrate) &&
+			(e.Outcome == history.Fail || e.Outcome == history.Ambiguous):
+			return true
+		case !own && writes[e.Kind]:
+			return true
+		case own && (e.Kind == history.Crash || e.Kind == history.Pause || e.Kind == history.Restart ||
+			e.Kind == history.Resume):
+			return true
+		}
+	}
+	return false
+}
+
+// faultWindowsOf returns, per writer of ws, the windows of the faults open on it or on the
+// store as a whole (a fault recorded with no writer).
+func (x *ackTimeJudge) faultWindowsOf(ws map[string]bool) map[string][]window {
+	var end time.Duration
+	for i := range x.ev {
+		end = max(end, x.ev[i].Complete)
+	}
+	type key struct{ w, d string }
+	open := map[key]time.Duration{}
+	out := map[string][]window{}
+	add := func(w string, win window) {
+		if w == "" {
+			for o := range ws {
+				out[o] = append(out[o], win)
+			}
+			return
+		}
+		out[w] = append(out[w], win)
+	}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		k := key{e.Writer, e.Detail}
+		switch e.Kind {
+		case history.FaultStart:
+			open[k] = e.Invoke
+		case history.FaultEnd:
+			if from, ok := open[k]; ok {
+				add(e.Writer, window{from, e.Invoke})
+				delete(open, k)
+			}
+		}
+	}
+	for k, from := range open {
+		add(k.w, window{from, end})
+	}
+	return out
+}
+
+// incarnations returns w and the incarnations it replaced (history.Restart), newest first: a
+// fault the schedule opened on a writer is recorded under the name it was first given.
+func (x *index) incarnations(w string) []string {
+	out := []string{w}
+	for n, ok := x.alias[w]; ok && len(out) <= len(x.alias); n, ok = x.alias[n] {
+		out = append(out, n)
+	}
+	return out
+}

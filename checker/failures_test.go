@@ -1,0 +1,113 @@
+package checker
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/history"
+)
+
+// spuriousBase is a writer c whose claim at term 5 failed (from 100 to 120 ms) while every
+// store call it made inside was answered as asked: a list, a create, a sweep.
+func spuriousBase() (*hb, int64) {
+	h := &hb{}
+	h.simple(history.StoreList, "c", 0, "", 101, 102, history.OK, "0 entries")
+	h.simple(history.StorePutIfAbsent, "c", 0, k5, 103, 105, history.OK, "")
+	h.simple(history.StoreDeleteMany, "c", 0, "", 106, 108, history.OK, "")
+	claim := h.claim("c", 5, k5, 100, 120, 0, "", history.Fail, "seal")
+	h.edit(claim, func(e *history.Event) { e.Err = "claim: sweep of lower terms: retry" })
+	return h, claim
+}
+
+func noSpuriousFailure(t *testing.T, h *hb) InvariantResult {
+	t.Helper()
+	return invariantOf(t, h, NoSpuriousFailure)
+}
+
+func TestAFailureWithNoCauseFails(t *testing.T) {
+	h, claim := spuriousBase()
+	ir := noSpuriousFailure(t, h)
+	if ir.Status != Fail || ir.Violations != 1 {
+		t.Fatalf("status %s, %d violations, want fail with 1: %s", ir.Status, ir.Violations, ir.Explanation)
+	}
+	if len(ir.Counterexample) != 1 || ir.Counterexample[0] != claim {
+		t.Errorf("counterexample %v, want the claim #%d", ir.Counterexample, claim)
+	}
+	if !strings.Contains(ir.Narrative, "c's claim at term 5 failed") {
+		t.Errorf("narrative %q does not name the step", ir.Narrative)
+	}
+}
+
+// Each case adds one thing to a failed claim that had no cause: the things that can cause a
+// failure explain it (pass), the ones that cannot leave it spurious (fail).
+func TestWhatExplainsAFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause func(h *hb)
+		want  Verdict
+	}{
+		{"an own store call failed", func(h *hb) {
+			h.simple(history.StoreGet, "c", 0, k5, 110, 112, history.Fail, "")
+		}, Pass},
+		{"an own store call's outcome is unknown", func(h *hb) {
+			h.simple(history.StoreList, "c", 0, "", 110, 119, history.Ambiguous, "")
+		}, Pass},
+		{"another writer wrote while it ran", func(h *hb) {
+			h.simple(history.StorePutIfAbsent, "d", 0, k6, 90, 101, history.OK, "")
+		}, Pass},
+		{"a fault was open on the writer", func(h *hb) {
+			h.add(history.Event{Kind: history.FaultStart, Writer: "c", Invoke: ms(50), Detail: "reset:c"})
+			h.add(history.Event{Kind: history.FaultEnd, Writer: "c", Invoke: ms(104), Detail: "reset:c"})
+		}, Pass},
+		{"a fault was open on the incarnation it replaced", func(h *hb) {
+			h.add(history.Event{Kind: history.Restart, Writer: "c", Invoke: ms(10), Detail: "b"})
+			h.add(history.Event{Kind: history.FaultStart, Writer: "b", Invoke: ms(115), Detail: "reset:c"})
+		}, Pass},
+		{"a fault was open on the store", func(h *hb) {
+			h.add(history.Event{Kind: history.FaultStart, Invoke: ms(111), Detail: "store-restart"})
+		}, Pass},
+		{"the writer crashed", func(h *hb) {
+			h.add(history.Event{Kind: history.Crash, Writer: "c", Invoke: ms(119)})
+		}, Pass},
+		{"another writer claimed a higher term before", func(h *hb) {
+			h.claim("d", 6, k6, 10, 20, 0, "d0", history.OK, "seal")
+		}, Pass},
+		{"another writer only read", func(h *hb) {
+			h.simple(history.StoreGet, "d", 0, k5, 101, 119, history.OK, "")
+		}, Fail},
+		{"another writer wrote before it began", func(h *hb) {
+			h.simple(history.StorePutIfAbsent, "d", 0, k6, 50, 60, history.OK, "")
+		}, Fail},
+		{"an own store call failed after it ended", func(h *hb) {
+			h.simple(history.StoreGet, "c", 0, k5, 130, 131, history.Fail, "")
+		}, Fail},
+		{"a fault closed on the writer before it began", func(h *hb) {
+			h.add(history.Event{Kind: history.FaultStart, Writer: "c", Invoke: ms(50), Detail: "reset:c"})
+			h.add(history.Event{Kind: history.FaultEnd, Writer: "c", Invoke: ms(90), Detail: "reset:c"})
+		}, Fail},
+		{"a fault on another writer", func(h *hb) {
+			h.add(history.Event{Kind: history.FaultStart, Writer: "d", Invoke: ms(50), Detail: "reset:d"})
+		}, Fail},
+		{"another writer claimed a lower term", func(h *hb) {
+			h.claim("d", 4, k5, 10, 20, 0, "d0", history.OK, "seal")
+		}, Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := spuriousBase()
+			tc.cause(h)
+			if ir := noSpuriousFailure(t, h); ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+		})
+	}
+}
+
+// A writer whose store calls the history does not record (a system's node, judged from its
+// own reports) is not judged: nothing would show the cause of its failures.
+func TestAFailureOfAWriterWithoutStoreCallsIsNotJudged(t *testing.T) {
+	h := &hb{}
+	h.claim("c", 5, k5, 100, 120, 0, "", history.Fail, "seal")
+	if ir := noSpuriousFailure(t, h); ir.Status != Pass {
+		t.Fatalf("status %s, want pass: %s", ir.Status, ir.Explanation)
+	}
+}
