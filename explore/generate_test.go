@@ -608,3 +608,44 @@ func TestGenerateLosesARevertAnswerWithItsReadBack(t *testing.T) {
 	}
 	t.Logf("%d lost revert answers, %d with the read-back failing", lost, paired)
 }
+
+// An inline fence rule (armed at a writer's event, catching its next fence write) may wait
+// for an event one of the schedule's earlier steps makes the writer emit: after a relocation's
+// drain or transfer it catches the transfer or the revert. Such an event happens once, so
+// the rule waits for its first.
+func TestGenerateArmsInlineFenceRulesAtStepEvents(t *testing.T) {
+	stepEvents := 0
+	for seed := uint64(1); seed <= 3000; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		relocated := map[string]bool{}
+		for _, st := range sc.Steps {
+			if st.Action == scenarios.Relocate {
+				relocated[st.Params.Writer] = true
+			}
+			r := st.Params.Rule
+			if st.Action != scenarios.HTTP || st.After == nil || r.Method != "PUT" || r.Header != "If-Match" ||
+				r.Nth != 1 || r.Count != 1 || slices.Contains(base, st.After.Event) {
+				continue
+			}
+			switch st.After.Event {
+			case history.SigDrained, history.SigTransferred, history.SigReverted, history.SigHandedOff:
+				if !relocated[st.After.Writer] {
+					t.Fatalf("seed %d: an inline rule waits for %s of %s, which no earlier step relocates",
+						seed, st.After.Event, st.After.Writer)
+				}
+			}
+			if st.After.Count != 1 {
+				t.Fatalf("seed %d: an inline rule waits for the %s %d of %s; a step's own event happens once",
+					seed, st.After.Event, st.After.Count, st.After.Writer)
+			}
+			stepEvents++
+		}
+	}
+	if stepEvents < 20 {
+		t.Fatalf("in 3000 schedules, %d inline fence rules wait for an event a step makes; want at least 20", stepEvents)
+	}
+	t.Logf("%d inline fence rules at events the schedule's own steps make", stepEvents)
+}
