@@ -167,29 +167,11 @@ func (x *ackTimeJudge) grantSteps() []int32 {
 type window struct{ from, to time.Duration }
 
 // faultWindows are the windows of every fault the history records (FaultStart to its
-// FaultEnd, or to the end of the history when it never ended).
+// FaultEnd, or to the end of the history when it never ended), whoever it was open on.
 func (x *ackTimeJudge) faultWindows() []window {
-	var end time.Duration
-	for i := range x.ev {
-		end = max(end, x.ev[i].Complete)
-	}
-	open := map[string]time.Duration{}
 	var out []window
-	for _, p := range x.order {
-		e := &x.ev[p]
-		key := e.Writer + "\x00" + e.Detail
-		switch e.Kind {
-		case history.FaultStart:
-			open[key] = e.Invoke
-		case history.FaultEnd:
-			if from, ok := open[key]; ok {
-				out = append(out, window{from, e.Invoke})
-				delete(open, key)
-			}
-		}
-	}
-	for _, from := range open {
-		out = append(out, window{from, end})
+	for _, ws := range x.faultWindowsByWriter() {
+		out = append(out, ws...)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -29,8 +30,9 @@ var writes = map[history.Kind]bool{
 // publication or collection) that failed or ended with an unknown outcome, fenced aside
 // (NoSpuriousFencing judges those). Such a step is explained only by something that happened
 // while it ran: a store call of the same writer that failed or had an unknown outcome, a
-// write to the store by another writer, a fault open on the writer or on the store, or the
-// writer crashing, pausing, restarting or being stopped. A step that fails with none of these
+// write to the store by another writer, a fault open on the writer (or an incarnation it
+// replaced) or on the store, or the writer crashing, pausing, resuming or restarting; or by
+// another writer's claim at a higher term invoked before it ended, which a gate may have read. A step that fails with none of these
 // failed on a store that answered every call as asked and held still: the protocol made the
 // failure up, and a system built on it retries, stalls or gives up a failover for nothing.
 func (x *failureJudge) noSpuriousFailure() InvariantResult {
@@ -41,7 +43,7 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 			recorded[e.Writer] = true
 		}
 	}
-	windows := (&ackTimeJudge{x.index}).faultWindowsOf(recorded)
+	windows := x.faultWindowsByWriter()
 	judged := 0
 	first := int32(-1)
 	for _, p := range x.order {
@@ -53,11 +55,12 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 			continue
 		}
 		judged++
-		var open []window
-		for _, n := range x.incarnations(e.Writer) {
-			open = append(open, windows[n]...)
+		names := x.incarnations(e.Writer)
+		open := windows[""] // faults on the store as a whole
+		for _, n := range names {
+			open = append(slices.Clip(open), windows[n]...)
 		}
-		if x.failureExplained(p, open) {
+		if x.failureExplained(p, names, open) {
 			continue
 		}
 		r.Violations++
@@ -86,23 +89,20 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 	return r
 }
 
-// failureExplained reports whether the failed step at p had a cause while it ran.
-func (x *failureJudge) failureExplained(p int32, open []window) bool {
+// failureExplained reports whether the failed step at p, of the writer whose incarnations are
+// names, had a cause while it ran; open are the fault windows on those or on the store.
+func (x *failureJudge) failureExplained(p int32, names []string, open []window) bool {
 	f := &x.ev[p]
 	from, to := f.Invoke, f.Complete
 	if overlaps(open, from, to) {
 		return true
-	}
-	mine := map[string]bool{}
-	for _, n := range x.incarnations(f.Writer) {
-		mine[n] = true
 	}
 	for _, q := range x.order {
 		e := &x.ev[q]
 		if e.Invoke > to {
 			break
 		}
-		if e.Kind == history.Claim && !mine[e.Writer] && e.Term > f.Term {
+		if e.Kind == history.Claim && !slices.Contains(names, e.Writer) && e.Term > f.Term {
 			return true // a higher term, which the step may have found (a gate refusing)
 		}
 		if e.Complete < from || q == p {
@@ -123,9 +123,10 @@ func (x *failureJudge) failureExplained(p int32, open []window) bool {
 	return false
 }
 
-// faultWindowsOf returns, per writer of ws, the windows of the faults open on it or on the
-// store as a whole (a fault recorded with no writer).
-func (x *ackTimeJudge) faultWindowsOf(ws map[string]bool) map[string][]window {
+// faultWindowsByWriter returns the windows of every fault the history records (FaultStart to
+// its FaultEnd, or to the end of the history when it never ended) by the writer it was
+// recorded for; a fault on the store as a whole is under "".
+func (x *index) faultWindowsByWriter() map[string][]window {
 	var end time.Duration
 	for i := range x.ev {
 		end = max(end, x.ev[i].Complete)
@@ -133,15 +134,6 @@ func (x *ackTimeJudge) faultWindowsOf(ws map[string]bool) map[string][]window {
 	type key struct{ w, d string }
 	open := map[key]time.Duration{}
 	out := map[string][]window{}
-	add := func(w string, win window) {
-		if w == "" {
-			for o := range ws {
-				out[o] = append(out[o], win)
-			}
-			return
-		}
-		out[w] = append(out[w], win)
-	}
 	for _, p := range x.order {
 		e := &x.ev[p]
 		k := key{e.Writer, e.Detail}
@@ -150,13 +142,13 @@ func (x *ackTimeJudge) faultWindowsOf(ws map[string]bool) map[string][]window {
 			open[k] = e.Invoke
 		case history.FaultEnd:
 			if from, ok := open[k]; ok {
-				add(e.Writer, window{from, e.Invoke})
+				out[e.Writer] = append(out[e.Writer], window{from, e.Invoke})
 				delete(open, k)
 			}
 		}
 	}
 	for k, from := range open {
-		add(k.w, window{from, end})
+		out[k.w] = append(out[k.w], window{from, end})
 	}
 	return out
 }
