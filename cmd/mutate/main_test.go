@@ -578,3 +578,18 @@ func f(v Variant, n int) int {
 		}
 	}
 }
+
+func TestCompilerPathUndoesTheGoCommandsShortening(t *testing.T) {
+	for _, c := range []struct{ at, want string }{
+		{"/tmp/mutate-1/schema/src/fence/claim.go", "/tmp/mutate-1/schema/src/fence/claim.go"},
+		{"./fence/claim.go", "/tmp/mut/fence/claim.go"},
+		{"../mutate-1/schema/src/fence/claim.go", "/tmp/mutate-1/schema/src/fence/claim.go"},
+		{"fence/claim.go", "/tmp/mut/fence/claim.go"},
+		// The go command replaced the working directory /tmp/mut as a string prefix.
+		{".ate-1/schema/src/fence/claim.go", "/tmp/mutate-1/schema/src/fence/claim.go"},
+	} {
+		if got := compilerPath("/tmp/mut", c.at); got != c.want {
+			t.Errorf("compilerPath(/tmp/mut, %q) = %q, want %q", c.at, got, c.want)
+		}
+	}
+}

@@ -150,10 +150,7 @@ func (d *driver) refused(dir string, s *mutate.Schema, out string) (map[string]s
 	src := filepath.Join(dir, "src") + string(filepath.Separator)
 	bad := map[string]string{}
 	for _, m := range compileError.FindAllStringSubmatch(out, -1) {
-		at := m[1]
-		if !filepath.IsAbs(at) {
-			at = filepath.Join(d.dir, at) // the compiler shortens a path under the build's folder
-		}
+		at := compilerPath(d.dir, m[1])
 		file, ok := strings.CutPrefix(filepath.Clean(at), src)
 		line, _ := strconv.Atoi(m[2])
 		id, owned := s.Owner(filepath.ToSlash(file), line)
@@ -168,6 +165,22 @@ func (d *driver) refused(dir string, s *mutate.Schema, out string) (map[string]s
 		return nil, fmt.Errorf("the schemata do not build\n%s", tail(out))
 	}
 	return bad, nil
+}
+
+// compilerPath makes a path from the go command's error output absolute. The go command
+// shortens a path under its working directory dir to a relative one, and it does so by
+// replacing dir as a string prefix: a temporary folder /tmp/mutate-1 beside a module at
+// /tmp/mut comes out as ".ate-1/...".
+func compilerPath(dir, at string) string {
+	switch {
+	case filepath.IsAbs(at):
+		return at
+	case strings.HasPrefix(at, "."+string(filepath.Separator)), strings.HasPrefix(at, ".."+string(filepath.Separator)):
+		return filepath.Join(dir, at)
+	case strings.HasPrefix(at, "."):
+		return dir + at[1:]
+	}
+	return filepath.Join(dir, at)
 }
 
 // testRunFlags are the flags of go test that its test binary takes, as -test.<name>; those
