@@ -22,8 +22,9 @@
 //     ETag, or more creates answered ok than its deletes make room for), the explanation
 //     says the store answered two winners for one condition and names it.
 //   - A broken harness (an event completing before it was invoked, duplicate event or ledger
-//     IDs, an expectation naming an unknown invariant) yields the verdict error, never a
-//     safety violation.
+//     IDs, a store call recorded against its own answer: ok with an error, or a 412 or
+//     NoSuchKey refusal as an unknown outcome; an expectation naming an unknown invariant)
+//     yields the verdict error, never a safety violation.
 //   - Ambiguous protocol writes are resolved from the ledger before judging; what the ledger
 //     cannot settle is treated as possibly applied, so an unknown outcome never produces a
 //     violation on its own. Likewise a claim that was taken over between its CAS and its
@@ -40,8 +41,12 @@
 //     the history records that failed or ended unknown, fenced aside: only a failed or unknown
 //     store call of its own, another writer's write or higher-term claim, a fault open on the
 //     copy or the store, or the copy crashing, pausing or restarting while it ran explains it.
+//     A promotion retries what has an unknown outcome until it succeeds or is fenced: one
+//     that ended unknown is explained only by its copy crashing or restarting, its context
+//     ending, or its hydration's bounded attempts running out.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
-//     the term it gave up: no acknowledgement and no ownership acquisition afterwards.
+//     the term it gave up: no acknowledgement and no ownership acquisition afterwards; and
+//     a step that came back fenced is not tried again at its term by the same incarnation.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
 //     HandoffResolves fails unless that copy ends holding the chain and, when clients sent
 //     ops, acknowledged some after it took it: a handoff that never completes, an abort the

@@ -301,6 +301,38 @@ func (x *attributionJudge) attributionFailure(r InvariantResult, p, other int32,
 	return r
 }
 
+// retriedAfterFenced finds a protocol step (a claim, CAS, sync, adoption, revert or
+// transfer) that came back fenced and a step of the same kind, by the same writer in the same
+// incarnation at the same term, invoked after it completed: fenced is an answer, not a
+// failure to retry. It returns their positions, or -1, -1.
+func (x *exclusionJudge) retriedAfterFenced() (int32, int32) {
+	type step struct {
+		w     string
+		start time.Duration
+		kind  history.Kind
+		term  int64
+	}
+	retried := map[history.Kind]bool{history.Claim: true, history.CAS: true, history.Sync: true,
+		history.Adopt: true, history.Revert: true, history.Transfer: true}
+	fenced := map[step]int32{}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if !retried[e.Kind] {
+			continue
+		}
+		k := step{e.Writer, x.incarnationStart(e.Writer, e.Invoke), e.Kind, e.Term}
+		if f, ok := fenced[k]; ok && x.ev[f].Complete < e.Invoke {
+			return f, p
+		}
+		if e.Outcome == history.FencedOut {
+			if _, ok := fenced[k]; !ok {
+				fenced[k] = p
+			}
+		}
+	}
+	return -1, -1
+}
+
 // FencedTerminal: after a writer's Fenced event (ordered by completion, then ID), no Ack and
 // no ok Claim, Adopt or Revert by that writer until its next Crash (a restart is a new
 // incarnation). A StandDown at term T is terminal for T in the same way: no Ack and no ok
@@ -322,6 +354,15 @@ func (x *exclusionJudge) fencedTerminal() InvariantResult {
 		e := &x.ev[p]
 		byWriter[e.Writer] = append(byWriter[e.Writer], stop{p, x.incarnationStart(e.Writer, e.Invoke)})
 		standDowns++
+	}
+	if p, q := x.retriedAfterFenced(); q >= 0 {
+		f, e := &x.ev[p], &x.ev[q]
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = "a writer tried a protocol step again after it came back fenced"
+		r.Narrative = fmt.Sprintf("%s's %s at term %d came back fenced at %s (%q), and %s tried it again at %s",
+			f.Writer, f.Kind, f.Term, secs(f.Complete), f.Err, e.Writer, secs(e.Invoke))
+		r.Counterexample = x.idsOf(p, q)
+		return r
 	}
 	if len(byWriter) == 0 {
 		r.Explanation = "no writer was fenced or stood down"

@@ -1,8 +1,10 @@
 package checker
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -14,7 +16,7 @@ type failureJudge struct{ *index }
 // stepKinds are the protocol steps NoSpuriousFailure judges: each is a writer's walk through
 // store calls that a correct protocol fails only when the store or another writer made it.
 var stepKinds = map[history.Kind]bool{
-	history.Claim: true, history.CAS: true, history.Sync: true, history.Adopt: true, history.Revert: true,
+	history.Promote: true, history.Claim: true, history.CAS: true, history.Sync: true, history.Adopt: true, history.Revert: true,
 	history.Transfer: true, history.RestoreRead: true, history.Hydrate: true, history.Publish: true,
 	history.Collect: true,
 }
@@ -60,7 +62,11 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 		for _, n := range names {
 			open = append(slices.Clip(open), windows[n]...)
 		}
-		if x.failureExplained(p, names, open) {
+		explained := x.failureExplained
+		if e.Kind == history.Promote {
+			explained = x.promotionEnded
+		}
+		if explained(p, names, open) {
 			continue
 		}
 		r.Violations++
@@ -79,6 +85,16 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 	}
 	f := &x.ev[first]
 	r.Status = Fail
+	if f.Kind == history.Promote {
+		r.Explanation = fmt.Sprintf("%s gave up on a failure it should have retried: the writer was not stopped, "+
+			"its context did not end and its bounded retries had not run out", plural(r.Violations, "failed protocol step",
+			"failed protocol steps"))
+		r.Narrative = fmt.Sprintf("%s %s's promotion at term %d ended with an unknown outcome (%s) at %s, while the writer "+
+			"still lived: a promotion retries a failure whose outcome is unknown until it succeeds, is fenced or is stopped",
+			secs(f.Invoke), f.Writer, f.Term, f.Err, secs(f.Complete))
+		r.Counterexample = x.idsOf(first)
+		return r
+	}
 	r.Explanation = fmt.Sprintf("%s with no cause: no store call of the writer failed, no other writer wrote, "+
 		"no fault was open and the writer was not stopped while it ran", plural(r.Violations, "failed protocol step",
 		"failed protocol steps"))
@@ -87,6 +103,46 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 		secs(f.Invoke), f.Writer, f.Kind, f.Term, f.Err, secs(f.Invoke), secs(f.Complete))
 	r.Counterexample = x.idsOf(first)
 	return r
+}
+
+// hydrationAttempts is how many times a promotion's hydration lists and fetches before it
+// gives up (writers' hydrate): the one retry loop of a promotion that is bounded.
+const hydrationAttempts = 5
+
+// promotionEnded reports whether the failed promotion at p, of the writer whose incarnations
+// are names, ended for a reason that ends a promotion; open are the fault windows on those or
+// on the store. A promotion retries every failure whose
+// outcome is unknown (its seal, its restore read, the seal's verification) until it succeeds
+// or is fenced, and its hydration a bounded number of times; so a promotion that failed
+// outright (a refusal that is not fencing) is judged like any other step, and one that ended
+// with an unknown outcome is explained only by its writer's end: a crash or restart while it
+// ran, its context ending (the run winding down, a crash), or the hydration's attempts
+// running out, which takes at least that many failed store calls of its own (a fetch is one).
+func (x *failureJudge) promotionEnded(p int32, names []string, open []window) bool {
+	f := &x.ev[p]
+	if f.Outcome == history.Fail {
+		return x.failureExplained(p, names, open)
+	}
+	if strings.Contains(f.Err, context.Canceled.Error()) || strings.Contains(f.Err, context.DeadlineExceeded.Error()) {
+		return true
+	}
+	failed := 0
+	for _, q := range x.order {
+		e := &x.ev[q]
+		if e.Invoke > f.Complete {
+			break
+		}
+		if e.Complete < f.Invoke || !slices.Contains(names, e.Writer) {
+			continue
+		}
+		switch {
+		case e.Kind == history.Crash || e.Kind == history.Restart:
+			return true
+		case e.Kind.StoreCall() && (e.Outcome == history.Fail || e.Outcome == history.Ambiguous):
+			failed++
+		}
+	}
+	return failed >= hydrationAttempts
 }
 
 // failureExplained reports whether the failed step at p, of the writer whose incarnations are

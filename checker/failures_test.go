@@ -111,3 +111,135 @@ func TestAFailureOfAWriterWithoutStoreCallsIsNotJudged(t *testing.T) {
 		t.Fatalf("status %s, want pass: %s", ir.Status, ir.Explanation)
 	}
 }
+
+// givenUpBase is a writer c whose promotion at term 5 (from 100 to 200 ms) ended with an
+// unknown outcome after one seal attempt whose create had an unknown outcome: it gave up on a
+// failure a promotion retries.
+func givenUpBase() (*hb, int64) {
+	h := &hb{}
+	h.simple(history.StoreList, "c", 0, "", 101, 102, history.OK, "0 entries")
+	h.simple(history.StorePutIfAbsent, "c", 0, k5, 103, 105, history.Ambiguous, "")
+	h.claim("c", 5, k5, 100, 106, 0, "", history.Ambiguous, "seal")
+	p := h.add(history.Event{Kind: history.Promote, Writer: "c", Term: 5, Key: k5, Invoke: ms(100), Complete: ms(200),
+		Outcome: history.Ambiguous, Err: "fence claim: create: outcome unknown: retry"})
+	return h, p
+}
+
+// A promotion retries what is retryable until it succeeds, is fenced or its writer stops:
+// one that ended with an unknown outcome is explained only by the writer's end or by its
+// hydration's attempts running out, not by the failure it gave up on.
+func TestWhatEndsAPromotion(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause func(h *hb, p int64)
+		want  Verdict
+	}{
+		{"nothing: it gave up on an unknown outcome", func(*hb, int64) {}, Fail},
+		{"a fault was open on the writer", func(h *hb, _ int64) {
+			h.add(history.Event{Kind: history.FaultStart, Writer: "c", Invoke: ms(50), Detail: "reset:c"})
+		}, Fail},
+		{"its context ended", func(h *hb, p int64) {
+			h.edit(p, func(e *history.Event) { e.Err += "; the promotion was stopped: context canceled" })
+		}, Pass},
+		{"the writer crashed", func(h *hb, _ int64) {
+			h.add(history.Event{Kind: history.Crash, Writer: "c", Invoke: ms(150)})
+		}, Pass},
+		{"the writer crashed after it ended", func(h *hb, _ int64) {
+			h.add(history.Event{Kind: history.Crash, Writer: "c", Invoke: ms(250)})
+		}, Fail},
+		{"its hydration failed five times", func(h *hb, _ int64) {
+			for i := range 4 {
+				h.simple(history.StoreGet, "c", 0, "segments/s", 110+10*i, 111+10*i, history.Fail, "")
+				h.simple(history.Hydrate, "c", 5, "segments/s", 110+10*i, 112+10*i, history.Fail, "")
+			}
+		}, Pass},
+		{"its hydration failed four times", func(h *hb, _ int64) {
+			for i := range 3 {
+				h.simple(history.StoreGet, "c", 0, "segments/s", 110+10*i, 111+10*i, history.Fail, "")
+				h.simple(history.Hydrate, "c", 5, "segments/s", 110+10*i, 112+10*i, history.Fail, "")
+			}
+		}, Fail},
+		{"it failed outright with a cause", func(h *hb, p int64) {
+			h.edit(p, func(e *history.Event) { e.Outcome = history.Fail })
+		}, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, p := givenUpBase()
+			tc.cause(h, p)
+			ir := noSpuriousFailure(t, h)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's promotion at term 5 ended with an unknown outcome") {
+				t.Errorf("narrative %q does not name the promotion", ir.Narrative)
+			}
+		})
+	}
+}
+
+// A store call whose record contradicts its own answer is a harness error, not a verdict on
+// the protocol: the judges read those outcomes as the store's answers.
+func TestAStoreCallRecordedAgainstItsAnswerIsAHarnessError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(e *history.Event)
+		want bool
+	}{
+		{"a refusal recorded as unknown", func(e *history.Event) {
+			e.Outcome, e.Status, e.Code, e.Err = history.Ambiguous, 412, "PreconditionFailed", "precondition failed"
+		}, true},
+		{"a missing key recorded as unknown", func(e *history.Event) {
+			e.Outcome, e.Status, e.Code, e.Err = history.Ambiguous, 404, "NoSuchKey", "not found"
+		}, true},
+		{"an ok call carrying an error", func(e *history.Event) { e.Err = "ambiguous outcome" }, true},
+		{"an ok call carrying an error status", func(e *history.Event) { e.Status = 500 }, true},
+		{"a refusal recorded as a failure", func(e *history.Event) {
+			e.Outcome, e.Status, e.Code, e.Err = history.Fail, 412, "PreconditionFailed", "precondition failed"
+		}, false},
+		{"a conflict recorded as unknown", func(e *history.Event) {
+			e.Outcome, e.Status, e.Code, e.Err = history.Ambiguous, 409, "ConditionalRequestConflict", "conflict"
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			id := h.simple(history.StorePutIfMatch, "c", 0, k5, 10, 12, history.OK, "")
+			h.edit(id, tc.edit)
+			res := Check(h.input())
+			if got := res.Verdict == Error && strings.Contains(res.Error, "harness bug"); got != tc.want {
+				t.Fatalf("harness error %v, want %v: %s %s", got, tc.want, res.Verdict, res.Error)
+			}
+		})
+	}
+}
+
+// Fenced is an answer: a step that came back fenced is not tried again at its term by the
+// same incarnation (FencedTerminal).
+func TestAStepTriedAgainAfterItCameBackFencedFails(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		add  func(h *hb)
+		want Verdict
+	}{
+		{"tried again", func(h *hb) { h.claim("c", 5, k5, 30, 40, 0, "", history.FencedOut, "seal") }, Fail},
+		{"tried again after a crash", func(h *hb) {
+			h.add(history.Event{Kind: history.Crash, Writer: "c", Invoke: ms(25)})
+			h.claim("c", 5, k5, 30, 40, 0, "", history.FencedOut, "seal")
+		}, Pass},
+		{"a second try already in flight", func(h *hb) { h.claim("c", 5, k5, 15, 40, 0, "", history.FencedOut, "seal") }, Pass},
+		{"a claim at another term", func(h *hb) { h.claim("c", 7, k6, 30, 40, 0, "", history.FencedOut, "seal") }, Pass},
+		{"another kind of step", func(h *hb) { h.cas("c", 5, k5, 30, 40, 1, "t", history.FencedOut) }, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.claim("c", 5, k5, 10, 20, 0, "", history.FencedOut, "seal")
+			tc.add(h)
+			ir := invariantOf(t, h, FencedTerminal)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's claim at term 5 came back fenced") {
+				t.Errorf("narrative %q does not name the step", ir.Narrative)
+			}
+		})
+	}
+}

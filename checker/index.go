@@ -72,6 +72,11 @@ func harnessError(in Input) string {
 			hi = e.ID
 		}
 	}
+	for _, e := range in.Events {
+		if msg := storeCallRecordedWrong(e); msg != "" {
+			return fmt.Sprintf("harness bug: event #%d (%s by %q on %q) %s", e.ID, e.Kind, e.Writer, e.Key, msg)
+		}
+	}
 	seen := newIDMap(lo, hi, len(in.Events))
 	for _, e := range in.Events {
 		if _, dup := seen.get(e.ID); dup {
@@ -89,6 +94,23 @@ func harnessError(in Input) string {
 			return fmt.Sprintf("harness bug: ledger entry %d is done at %s before it arrived at %s",
 				l.ID, secs(l.Done), secs(l.Time))
 		}
+	}
+	return ""
+}
+
+// storeCallRecordedWrong says how a store call's record contradicts itself, or "": a call
+// recorded ok carries no error and no error status, and a definite refusal (412 PreconditionFailed, NoSuchKey) is a failure, never an
+// unknown outcome. The judges read these outcomes as the store's answers: a recording that
+// confuses them would make every verdict about the wrong run.
+func storeCallRecordedWrong(e history.Event) string {
+	if !e.Kind.StoreCall() {
+		return ""
+	}
+	switch {
+	case e.Outcome == history.OK && (e.Err != "" || e.Status != 0):
+		return fmt.Sprintf("is ok but carries an error (HTTP %d %s: %s)", e.Status, e.Code, e.Err)
+	case e.Outcome != history.Fail && (e.Status == 412 || e.Code == "PreconditionFailed" || e.Code == "NoSuchKey"):
+		return fmt.Sprintf("was refused (HTTP %d %s) but is recorded %s", e.Status, e.Code, e.Outcome)
 	}
 	return ""
 }

@@ -13,7 +13,8 @@ var guarantees = map[history.Invariant]string{
 		"afterwards by another writer at a lower term, or at the same term with an older acquisition, is turned into an ack",
 	AckAttribution: "every op is acknowledged at most once, by one writer, and only by a writer it was submitted to",
 	FencedTerminal: "a writer that reported fenced never acknowledges nor acquires ownership again in that incarnation, " +
-		"and one that stood down never again at the term it gave up",
+		"and one that stood down never again at the term it gave up; a step that came back fenced is not tried again " +
+		"at its term",
 	SeqMonotonic: "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
 		"legitimately claimed (or took its object over in a claim it then gave up), adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
@@ -28,7 +29,8 @@ var guarantees = map[history.Invariant]string{
 	RecoverySeesAcked: "a copy that recovered while the primary worked (without a term) holds every op acknowledged " +
 		"before its recovery finished",
 	NoSpuriousFailure: "a protocol step fails, or ends with an unknown outcome, only when a store call of its own failed, " +
-		"another writer wrote to the store, a fault was open on it or its writer was stopped while it ran",
+		"another writer wrote to the store, a fault was open on it or its writer was stopped while it ran; a promotion " +
+		"that ended with an unknown outcome gave up a retry, unless its writer stopped or its hydration ran out of attempts",
 	HandoffResolves: "the copy the scenario names as serving ends holding the chain: after its latest claim, " +
 		"adoption or revert it was not fenced, did not stand down, crash, hand off or transfer, and no other writer " +
 		"took its term or a higher one (the final auditor aside); and, when clients sent ops, it acknowledged some after",

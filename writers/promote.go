@@ -56,6 +56,11 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	defer cancel()
 	sp := w.begin(history.Event{Kind: history.Promote, Term: term, Key: w.c.cfg.Shard.FenceKey(term)})
 	err := w.promote(ctx, term)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// The history says why a promotion ended: a retry loop that meets its context's end
+		// returns the failure it was retrying, not the end.
+		err = fmt.Errorf("%w; the promotion was stopped: %w", err, ctx.Err())
+	}
 	ev := sp.End(fenceOutcome(err), err)
 	switch {
 	case err == nil:
