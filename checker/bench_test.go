@@ -57,14 +57,15 @@ func synthRun(n int) Input {
 			}
 			s0 := tick()
 			tl, md := fmt.Sprintf("t/%s/%d.tlog", w, seq), fmt.Sprintf("t/metadata__%s_%d", w, seq)
-			add(history.Event{Kind: history.StorePut, Writer: w, Key: tl, Invoke: s0, Complete: tick()})
+			add(history.Event{Kind: history.StorePut, Writer: w, Key: tl, Invoke: s0, Complete: tick(), Token: "x"})
 			put(w, tl, "", "", "x", s0)
 			m0 := tick()
-			add(history.Event{Kind: history.StorePut, Writer: w, Key: md, Invoke: m0, Complete: tick()})
+			add(history.Event{Kind: history.StorePut, Writer: w, Key: md, Invoke: m0, Complete: tick(), Token: "y"})
 			put(w, md, "", "", "y", m0)
 			c0 := tick()
 			next := fmt.Sprintf("%s-%d", w, seq)
-			add(history.Event{Kind: history.StorePutIfMatch, Writer: w, Key: key, Invoke: c0, Complete: tick(), Token: next})
+			add(history.Event{Kind: history.StorePutIfMatch, Writer: w, Key: key, Invoke: c0, Complete: tick(), Token: next,
+				Detail: "if-match " + token})
 			put(w, key, token, "", next, c0)
 			add(history.Event{Kind: history.CAS, Writer: w, Term: term, Key: key, Invoke: c0, Complete: now, Seq: seq, Token: next})
 			token = next

@@ -20,6 +20,9 @@ func Check(in Input) Result {
 		return errored(res, msg)
 	}
 	x := buildIndex(in)
+	if msg := x.recordingError(); msg != "" {
+		return errored(res, msg)
+	}
 	att := &attestationJudge{x}
 	dur, exc, attr := &durabilityJudge{x}, &exclusionJudge{index: x}, &attributionJudge{x}
 	fen, reads, lin := &fencingJudge{x}, &readsJudge{x}, &linJudge{x}
