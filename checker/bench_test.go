@@ -44,6 +44,7 @@ func synthRun(n int) Input {
 		t0 := tick()
 		add(history.Event{Kind: history.Claim, Writer: w, Term: term, Key: key, Invoke: t0, Complete: tick(),
 			Token: w + "-0", Detail: "seal"})
+		add(history.Event{Kind: history.StorePutIfAbsent, Writer: w, Key: key, Invoke: t0, Complete: now, Token: w + "-0"})
 		put(w, key, "", "*", w+"-0", t0)
 		add(history.Event{Kind: history.RestoreRead, Writer: w, Term: term, Invoke: tick(), Complete: tick(),
 			Ops: append([]int64(nil), rec...)})
@@ -75,6 +76,8 @@ func synthRun(n int) Input {
 		}
 	}
 	serve("a", 5, "p/fence__9223372036854775802", n/2)
+	add(history.Event{Kind: history.StoreDeleteMany, Writer: "b", Key: "p/fence__9223372036854775802", Invoke: now,
+		Complete: now + time.Millisecond})
 	lid++
 	led = append(led, history.LedgerEntry{ID: lid, Writer: "b", Method: "POST", Query: "delete=", Time: now,
 		Done: now + time.Millisecond, Forwarded: true, Status: 200, Delivered: true})

@@ -26,8 +26,9 @@
 //     NoSuchKey refusal as an unknown outcome; a store call recorded against what its path
 //     saw on the wire: ok with no request of it answered 2xx with the recorded ETag and
 //     precondition, refused with no request of it answered 412, a conditional write failed
-//     that the store applied; an expectation naming an unknown invariant) yields the verdict
-//     error, never a safety violation.
+//     that the store applied, a request on a writer's path that no recorded call made; an
+//     expectation naming an unknown invariant) yields the verdict error, never a safety
+//     violation.
 //   - Ambiguous protocol writes are resolved from the ledger before judging; what the ledger
 //     cannot settle is treated as possibly applied, so an unknown outcome never produces a
 //     violation on its own. Likewise a claim that was taken over between its CAS and its

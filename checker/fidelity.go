@@ -2,7 +2,10 @@ package checker
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -38,21 +41,97 @@ func (x *index) recordingError() string {
 	for _, ls := range byPath {
 		sort.SliceStable(ls, func(a, b int) bool { return x.in.Ledger[ls[a]].Time < x.in.Ledger[ls[b]].Time })
 	}
+	calls := map[string][]*history.Event{}
 	for i := range x.ev {
 		e := &x.ev[i]
-		method := wireMethod(e.Kind)
-		if method == "" {
+		if !e.Kind.StoreCall() {
 			continue
 		}
-		ls, kept := byPath[x.pathOf(e.Writer)]
+		path := x.pathOf(e.Writer)
+		ls, kept := byPath[path]
 		if !kept {
+			continue
+		}
+		calls[path] = append(calls[path], e)
+		method := wireMethod(e.Kind)
+		if method == "" {
 			continue
 		}
 		if msg := x.recordAgainstWire(e, method, ls); msg != "" {
 			return fmt.Sprintf("harness bug: event #%d (%s by %q on %q) %s", e.ID, e.Kind, e.Writer, e.Key, msg)
 		}
 	}
+	for path, cs := range calls {
+		if msg := x.wireAgainstRecord(path, byPath[path], cs); msg != "" {
+			return "harness bug: " + msg
+		}
+	}
 	return ""
+}
+
+// wireAgainstRecord checks that every request on a path's wire (its ledger entries ls) was
+// made by a store call recorded for the path (cs, in history order), or "": a request of the
+// same method on the same key (a listing's prefix, any key of a batch delete) that arrived
+// after the call was invoked and before it completed, or at any time after an ambiguous call
+// (its bytes may still have been on their way when the writer gave up). Requests under
+// Expect.Preflight are the bench's own (the conditional-write probe); a record that names no
+// Preflight (written before it was kept) has the requests before the path's first recorded
+// call taken as the pre-flight. Bucket-level calls (no key, not a listing) are the client's
+// housekeeping.
+func (x *index) wireAgainstRecord(path string, ls []int, cs []*history.Event) string {
+	pre := x.in.Expect.Preflight
+	first := cs[0].Invoke
+	for _, e := range cs {
+		first = min(first, e.Invoke)
+	}
+	for _, li := range ls {
+		l := &x.in.Ledger[li]
+		kind, key, ok := wireCall(l)
+		if !ok || (pre != "" && strings.HasPrefix(key, pre)) || (pre == "" && l.Time < first) {
+			continue
+		}
+		made := false
+		for _, e := range cs {
+			if e.Invoke-ledgerSlack > l.Time {
+				continue
+			}
+			if !slices.Contains(kind, e.Kind) || (key != "" && e.Key != key) {
+				continue
+			}
+			if l.Time <= e.Complete+ledgerSlack || e.Outcome == history.Ambiguous {
+				made = true
+				break
+			}
+		}
+		if !made {
+			return fmt.Sprintf("ledger entry %d (%s %q, arrived at %s) is a request on writer path %q that no store call recorded for it made",
+				l.ID, l.Method, l.Key, secs(l.Time), path)
+		}
+	}
+	return ""
+}
+
+// wireCall says which kinds of store call make request l and on which key ("" for any), or
+// false for a request no store call makes (a bucket-level call).
+func wireCall(l *history.LedgerEntry) ([]history.Kind, string, bool) {
+	switch l.Method {
+	case "GET":
+		if l.Key != "" {
+			return []history.Kind{history.StoreGet}, l.Key, true
+		}
+		q, err := url.ParseQuery(l.Query)
+		if err != nil || !q.Has("list-type") {
+			return nil, "", false
+		}
+		return []history.Kind{history.StoreList}, q.Get("prefix"), true
+	case "PUT":
+		return []history.Kind{history.StorePut, history.StorePutIfAbsent, history.StorePutIfMatch}, l.Key, true
+	case "DELETE":
+		return []history.Kind{history.StoreDelete}, l.Key, true
+	case "POST":
+		return []history.Kind{history.StoreDeleteMany}, "", true
+	}
+	return nil, "", false
 }
 
 // wireMethod is the HTTP method of the requests a store call of kind k makes, or "" for a

@@ -95,3 +95,58 @@ func TestARecordThatContradictsTheWireIsAHarnessError(t *testing.T) {
 		})
 	}
 }
+
+// Every request on a writer's wire was made by a store call the history records for it: a
+// request no recorded call made means the history left a call out.
+func TestARequestNoRecordedCallMadeIsAHarnessError(t *testing.T) {
+	get := func(key string, at int) history.LedgerEntry {
+		return history.LedgerEntry{Writer: "c", Method: "GET", Key: key, Time: ms(at), Forwarded: true, Status: 200,
+			ETag: "e1", Delivered: true}
+	}
+	for _, tc := range []struct {
+		name      string
+		outcome   history.Outcome
+		wire      history.LedgerEntry
+		preflight string
+		want      bool
+	}{
+		{"the call's own request", history.OK, get(k5, 10), "", false},
+		{"a request on another key", history.OK, get(k6, 10), "", true},
+		{"a request after the call ended", history.OK, get(k5, 30), "", true},
+		{"a request before the call began", history.OK, get(k5, 5), "", true},
+		{"an older record's request before its first call (no pre-flight prefix kept)", history.OK, get(k6, 5), "-", false},
+		{"a request arriving after an unknown outcome", history.Ambiguous, get(k5, 30), "", false},
+		{"the bench's own pre-flight", history.OK, get("p/probe/fence-probe__1", 1), "p/probe/", false},
+		{"a listing no call made", history.OK, history.LedgerEntry{Writer: "c", Method: "GET", Time: ms(11),
+			Query: "list-type=2&prefix=p%2F", Forwarded: true, Status: 200, Delivered: true}, "", true},
+		{"a bucket-level call", history.OK, history.LedgerEntry{Writer: "c", Method: "GET", Time: ms(11),
+			Query: "location=", Forwarded: true, Status: 200, Delivered: true}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			id := h.simple(history.StoreGet, "c", 0, k5, 10, 12, tc.outcome, "")
+			h.edit(id, func(e *history.Event) {
+				e.Token = "e1"
+				if e.Outcome != history.OK {
+					e.Token, e.Err = "", "ambiguous outcome"
+				}
+			})
+			if tc.outcome == history.Ambiguous || tc.wire.Key != k5 || tc.wire.Time != ms(10) {
+				h.ledger(get(k5, 10)) // the call's own request, answered
+			}
+			h.ledger(tc.wire)
+			switch tc.preflight {
+			case "":
+				h.expect.Preflight = "p/probe/"
+			case "-":
+				h.expect.Preflight = ""
+			default:
+				h.expect.Preflight = tc.preflight
+			}
+			res := Check(h.input())
+			if got := res.Verdict == Error && strings.Contains(res.Error, "harness bug"); got != tc.want {
+				t.Fatalf("harness error %v, want %v: %s %s", got, tc.want, res.Verdict, res.Error)
+			}
+		})
+	}
+}

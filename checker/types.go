@@ -185,6 +185,10 @@ type Expect struct {
 	// (HandoffResolves, TimeToFence) is then inconclusive. Safety invariants are judged alike
 	// at any lag.
 	Lag time.Duration `json:"lag,omitempty"`
+	// Preflight is the key prefix under which the bench itself sent requests through a
+	// writer's path before the run (the conditional-write probe): no store call in the
+	// history made them, and the ledger's requests there are not held to one.
+	Preflight string `json:"preflight,omitempty"`
 	// LedgerActors names the writers whose store calls the history does not record (a
 	// system's nodes): their write requests in the ledger stand for their syncs and CAS
 	// steps, so TimeToFence can see such a writer keep acting after it was superseded.

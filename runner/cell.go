@@ -149,7 +149,10 @@ type cellRun struct {
 	cluster *writers.Cluster
 	paths   map[string]route
 	stores  map[string]store.Store
-	variant fence.Variant
+	// preflight is the prefix the conditional-write probe wrote under, through the first
+	// writer's path (Expect.Preflight).
+	preflight string
+	variant   fence.Variant
 
 	mu       sync.Mutex
 	harness  []error
@@ -530,7 +533,8 @@ func (cr *cellRun) probe(ctx context.Context, shard writers.Shard) (refused bool
 	first := sc.Writers[0].ID
 	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	perr := fence.Probe(pctx, cr.stores[first], shard.Base()+"probe/")
+	cr.preflight = shard.Base() + "probe/"
+	perr := fence.Probe(pctx, cr.stores[first], cr.preflight)
 	switch {
 	case perr == nil:
 		cr.res.Probe = "the store enforces If-None-Match and If-Match"
@@ -558,7 +562,7 @@ func (cr *cellRun) expect() checker.Expect {
 	sc := cr.c.Scenario
 	// Serving is judged in kill cells too: a variant may be expected to break HandoffResolves.
 	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, MaxTimeToAck: sc.Expect.MaxTimeToAck, Serving: sc.Expect.Serving,
-		Retain: writers.DefaultRetain}
+		Retain: writers.DefaultRetain, Preflight: cr.preflight}
 	cr.mu.Lock()
 	e.TrafficEnd = cr.trafficEnd
 	cr.mu.Unlock()
