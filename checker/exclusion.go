@@ -301,6 +301,10 @@ func (x *attributionJudge) attributionFailure(r InvariantResult, p, other int32,
 	return r
 }
 
+// fencedAnswers are the protocol steps that can come back fenced.
+var fencedAnswers = map[history.Kind]bool{history.Claim: true, history.CAS: true, history.Sync: true,
+	history.Adopt: true, history.Revert: true, history.Transfer: true}
+
 // retriedAfterFenced finds a protocol step (a claim, CAS, sync, adoption, revert or
 // transfer) that came back fenced and a step of the same kind, by the same writer in the same
 // incarnation at the same term, invoked after it completed: fenced is an answer, not a
@@ -312,12 +316,10 @@ func (x *exclusionJudge) retriedAfterFenced() (int32, int32) {
 		kind  history.Kind
 		term  int64
 	}
-	retried := map[history.Kind]bool{history.Claim: true, history.CAS: true, history.Sync: true,
-		history.Adopt: true, history.Revert: true, history.Transfer: true}
 	fenced := map[step]int32{}
 	for _, p := range x.order {
 		e := &x.ev[p]
-		if !retried[e.Kind] {
+		if !fencedAnswers[e.Kind] {
 			continue
 		}
 		k := step{e.Writer, x.incarnationStart(e.Writer, e.Invoke), e.Kind, e.Term}

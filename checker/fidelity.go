@@ -2,10 +2,12 @@ package checker
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -41,10 +43,12 @@ func (x *index) recordingError() string {
 	for _, ls := range byPath {
 		sort.SliceStable(ls, func(a, b int) bool { return x.in.Ledger[ls[a]].Time < x.in.Ledger[ls[b]].Time })
 	}
-	calls := map[string][]*history.Event{}
-	for i := range x.ev {
-		e := &x.ev[i]
-		if !e.Kind.StoreCall() {
+	calls := map[string]map[wire]*madeBy{} // path -> the requests' method and key -> its calls
+	first := map[string]time.Duration{}    // path -> its first recorded call's invoke
+	for _, p := range x.order {
+		e := &x.ev[p]
+		w, ok := callWire(e)
+		if !ok {
 			continue
 		}
 		path := x.pathOf(e.Writer)
@@ -52,17 +56,22 @@ func (x *index) recordingError() string {
 		if !kept {
 			continue
 		}
-		calls[path] = append(calls[path], e)
-		method := wireMethod(e.Kind)
-		if method == "" {
-			continue
+		if calls[path] == nil {
+			calls[path], first[path] = map[wire]*madeBy{}, e.Invoke
 		}
-		if msg := x.recordAgainstWire(e, method, ls); msg != "" {
-			return fmt.Sprintf("harness bug: event #%d (%s by %q on %q) %s", e.ID, e.Kind, e.Writer, e.Key, msg)
+		if calls[path][w] == nil {
+			calls[path][w] = &madeBy{}
+		}
+		calls[path][w].add(e)
+		if w.method == "LIST" || w.method == "POST" {
+			continue // a listing's key is a query, a batch delete's answer is per key
+		}
+		if msg := x.recordAgainstWire(e, w.method, ls); msg != "" {
+			return storeCallBug(e, msg)
 		}
 	}
-	for path, cs := range calls {
-		if msg := x.wireAgainstRecord(path, byPath[path], cs); msg != "" {
+	for _, path := range slices.Sorted(maps.Keys(calls)) {
+		if msg := x.wireAgainstRecord(path, byPath[path], calls[path], first[path]); msg != "" {
 			return "harness bug: " + msg
 		}
 	}
@@ -70,40 +79,23 @@ func (x *index) recordingError() string {
 }
 
 // wireAgainstRecord checks that every request on a path's wire (its ledger entries ls) was
-// made by a store call recorded for the path (cs, in history order), or "": a request of the
-// same method on the same key (a listing's prefix, any key of a batch delete) that arrived
-// after the call was invoked and before it completed, or at any time after an ambiguous call
-// (its bytes may still have been on their way when the writer gave up). Requests under
-// Expect.Preflight are the bench's own (the conditional-write probe); a record that names no
-// Preflight (written before it was kept) has the requests before the path's first recorded
-// call taken as the pre-flight. Bucket-level calls (no key, not a listing) are the client's
-// housekeeping.
-func (x *index) wireAgainstRecord(path string, ls []int, cs []*history.Event) string {
+// made by a store call recorded for the path (calls, by the method and key of their requests;
+// first is the earliest one's invoke), or "": a request of the same method on the same key (a
+// listing's prefix, any key of a batch delete) that arrived after the call was invoked and
+// before it completed, or at any time after an ambiguous call (its bytes may still have been
+// on their way when the writer gave up). Requests under Expect.Preflight are the bench's own
+// (the conditional-write probe); a record that names no Preflight (written before it was
+// kept) has the requests before the path's first recorded call taken as the pre-flight.
+// Bucket-level calls (no key, not a listing) are the client's housekeeping.
+func (x *index) wireAgainstRecord(path string, ls []int, calls map[wire]*madeBy, first time.Duration) string {
 	pre := x.in.Expect.Preflight
-	first := cs[0].Invoke
-	for _, e := range cs {
-		first = min(first, e.Invoke)
-	}
 	for _, li := range ls {
 		l := &x.in.Ledger[li]
-		kind, key, ok := wireCall(l)
-		if !ok || (pre != "" && strings.HasPrefix(key, pre)) || (pre == "" && l.Time < first) {
+		w, ok := requestWire(l)
+		if !ok || (pre != "" && strings.HasPrefix(w.key, pre)) || (pre == "" && l.Time < first) {
 			continue
 		}
-		made := false
-		for _, e := range cs {
-			if e.Invoke-ledgerSlack > l.Time {
-				continue
-			}
-			if !slices.Contains(kind, e.Kind) || (key != "" && e.Key != key) {
-				continue
-			}
-			if l.Time <= e.Complete+ledgerSlack || e.Outcome == history.Ambiguous {
-				made = true
-				break
-			}
-		}
-		if !made {
+		if !calls[w].made(l.Time) {
 			return fmt.Sprintf("ledger entry %d (%s %q, arrived at %s) is a request on writer path %q that no store call recorded for it made",
 				l.ID, l.Method, l.Key, secs(l.Time), path)
 		}
@@ -111,42 +103,72 @@ func (x *index) wireAgainstRecord(path string, ls []int, cs []*history.Event) st
 	return ""
 }
 
-// wireCall says which kinds of store call make request l and on which key ("" for any), or
-// false for a request no store call makes (a bucket-level call).
-func wireCall(l *history.LedgerEntry) ([]history.Kind, string, bool) {
+// madeBy answers, for the calls of one path with one wire (in invoke order), whether one of
+// them could have made a request that arrived at a given time: one invoked by then that had
+// not yet completed, or that ended ambiguous. It keeps running maxima, so each question is a
+// binary search however many calls there are (a writer's swaps of one fence key are many).
+type madeBy struct {
+	invoke      []time.Duration // each call's invoke, ascending
+	maxComplete []time.Duration // the latest completion among the calls up to each
+	ambiguous   []bool          // whether any call up to each ended ambiguous
+}
+
+func (m *madeBy) add(e *history.Event) {
+	c, a := e.Complete, e.Outcome == history.Ambiguous
+	if n := len(m.invoke); n > 0 {
+		c, a = max(c, m.maxComplete[n-1]), a || m.ambiguous[n-1]
+	}
+	m.invoke, m.maxComplete, m.ambiguous = append(m.invoke, e.Invoke), append(m.maxComplete, c), append(m.ambiguous, a)
+}
+
+func (m *madeBy) made(at time.Duration) bool {
+	if m == nil {
+		return false
+	}
+	j := sort.Search(len(m.invoke), func(i int) bool { return m.invoke[i]-ledgerSlack > at }) - 1
+	return j >= 0 && (m.ambiguous[j] || at <= m.maxComplete[j]+ledgerSlack)
+}
+
+// wire is what the requests of a store call look like on the wire: their method ("LIST" for
+// a listing) and key (a listing's prefix; "" for a batch delete, whose keys are many).
+type wire struct{ method, key string }
+
+// callWire is the wire of store call e; false for an event that is not a store call.
+func callWire(e *history.Event) (wire, bool) {
+	switch e.Kind {
+	case history.StoreGet:
+		return wire{"GET", e.Key}, true
+	case history.StorePut, history.StorePutIfAbsent, history.StorePutIfMatch:
+		return wire{"PUT", e.Key}, true
+	case history.StoreDelete:
+		return wire{"DELETE", e.Key}, true
+	case history.StoreDeleteMany:
+		return wire{"POST", ""}, true
+	case history.StoreList:
+		return wire{"LIST", e.Key}, true
+	}
+	return wire{}, false
+}
+
+// requestWire is the wire of request l; false for a request no store call makes (a
+// bucket-level call).
+func requestWire(l *history.LedgerEntry) (wire, bool) {
 	switch l.Method {
 	case "GET":
 		if l.Key != "" {
-			return []history.Kind{history.StoreGet}, l.Key, true
+			return wire{"GET", l.Key}, true
 		}
 		q, err := url.ParseQuery(l.Query)
 		if err != nil || !q.Has("list-type") {
-			return nil, "", false
+			return wire{}, false
 		}
-		return []history.Kind{history.StoreList}, q.Get("prefix"), true
-	case "PUT":
-		return []history.Kind{history.StorePut, history.StorePutIfAbsent, history.StorePutIfMatch}, l.Key, true
-	case "DELETE":
-		return []history.Kind{history.StoreDelete}, l.Key, true
+		return wire{"LIST", q.Get("prefix")}, true
+	case "PUT", "DELETE":
+		return wire{l.Method, l.Key}, true
 	case "POST":
-		return []history.Kind{history.StoreDeleteMany}, "", true
+		return wire{"POST", ""}, true
 	}
-	return nil, "", false
-}
-
-// wireMethod is the HTTP method of the requests a store call of kind k makes, or "" for a
-// call not held to the ledger (a listing, whose key is a query, and a batch delete, whose
-// answer is per key).
-func wireMethod(k history.Kind) string {
-	switch k {
-	case history.StoreGet:
-		return "GET"
-	case history.StorePut, history.StorePutIfAbsent, history.StorePutIfMatch:
-		return "PUT"
-	case history.StoreDelete:
-		return "DELETE"
-	}
-	return ""
+	return wire{}, false
 }
 
 // recordAgainstWire checks one call against its path's ledger entries ls (in arrival order).

@@ -65,16 +65,14 @@ func harnessError(in Input) string {
 			return fmt.Sprintf("harness bug: event #%d (%s by %q) completes at %s before it is invoked at %s",
 				e.ID, e.Kind, e.Writer, secs(e.Complete), secs(e.Invoke))
 		}
+		if msg := storeCallRecordedWrong(e); msg != "" {
+			return storeCallBug(&e, msg)
+		}
 		if i == 0 || e.ID < lo {
 			lo = e.ID
 		}
 		if i == 0 || e.ID > hi {
 			hi = e.ID
-		}
-	}
-	for _, e := range in.Events {
-		if msg := storeCallRecordedWrong(e); msg != "" {
-			return fmt.Sprintf("harness bug: event #%d (%s by %q on %q) %s", e.ID, e.Kind, e.Writer, e.Key, msg)
 		}
 	}
 	seen := newIDMap(lo, hi, len(in.Events))
@@ -99,9 +97,10 @@ func harnessError(in Input) string {
 }
 
 // storeCallRecordedWrong says how a store call's record contradicts itself, or "": a call
-// recorded ok carries no error and no error status, and a definite refusal (412 PreconditionFailed, NoSuchKey) is a failure, never an
-// unknown outcome. The judges read these outcomes as the store's answers: a recording that
-// confuses them would make every verdict about the wrong run.
+// recorded ok carries no error and no error status, and a definite refusal (412
+// PreconditionFailed, NoSuchKey) is a failure, never an unknown outcome. The judges read
+// these outcomes as the store's answers: a recording that confuses them would make every
+// verdict about the wrong run.
 func storeCallRecordedWrong(e history.Event) string {
 	if !e.Kind.StoreCall() {
 		return ""
@@ -113,6 +112,11 @@ func storeCallRecordedWrong(e history.Event) string {
 		return fmt.Sprintf("was refused (HTTP %d %s) but is recorded %s", e.Status, e.Code, e.Outcome)
 	}
 	return ""
+}
+
+// storeCallBug is the harness error of store call e whose record msg says is wrong.
+func storeCallBug(e *history.Event, msg string) string {
+	return fmt.Sprintf("harness bug: event #%d (%s by %q on %q) %s", e.ID, e.Kind, e.Writer, e.Key, msg)
 }
 
 // expectError checks the expectation itself.
