@@ -50,7 +50,10 @@
 //     ending, or its hydration's bounded attempts running out.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
 //     the term it gave up: no acknowledgement and no ownership acquisition afterwards; and
-//     a step that came back fenced is not tried again at its term by the same incarnation.
+//     a step that came back fenced is not tried again at its term by the same incarnation,
+//     and a promotion, claim, CAS, sync, adoption or transfer that came back fenced is
+//     followed by its writer's Fenced event (a crash aside): fenced is for good, not a
+//     failure the writer stands by after.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
 //     HandoffResolves fails unless that copy ends holding the chain and, when clients sent
 //     ops, acknowledged some after it took it: a handoff that never completes, an abort the

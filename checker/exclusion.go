@@ -335,6 +335,41 @@ func (x *exclusionJudge) retriedAfterFenced() (int32, int32) {
 	return -1, -1
 }
 
+// fenceEnds are the steps whose fenced answer ends the writer's service: the writer records
+// its Fenced event (becomes fenced for good) rather than standing by, retrying or serving on.
+// A revert that meets a moved key stands down instead, and is judged as a stand-down.
+var fenceEnds = map[history.Kind]bool{history.Promote: true, history.Claim: true, history.CAS: true,
+	history.Sync: true, history.Adopt: true, history.Transfer: true}
+
+// unrecordedFence finds a step of fenceEnds that came back fenced while no Fenced event of
+// its writer follows in the same incarnation, nor a Crash (a crash ends the incarnation before
+// the writer could record anything). It returns the step's position, or -1. A system's node
+// (Expect.LedgerActors) is left out: its promotion refused as fenced is the cluster's
+// answer, and the node says itself when it is fenced. A writer told it
+// is fenced that does not say so would stand by as a copy that may be promoted again, or hide
+// from the history that it stopped for good.
+func (x *exclusionJudge) unrecordedFence() int32 {
+	ended := map[string][]time.Duration{} // writer -> invoke times of its Fenced and Crash events
+	for _, p := range x.fenced {
+		e := &x.ev[p]
+		ended[e.Writer] = append(ended[e.Writer], e.Invoke)
+	}
+	for _, p := range x.crashes {
+		e := &x.ev[p]
+		ended[e.Writer] = append(ended[e.Writer], e.Invoke)
+	}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Outcome != history.FencedOut || !fenceEnds[e.Kind] || slices.Contains(x.in.Expect.LedgerActors, e.Writer) {
+			continue
+		}
+		if !slices.ContainsFunc(ended[e.Writer], func(t time.Duration) bool { return t >= e.Invoke }) {
+			return p
+		}
+	}
+	return -1
+}
+
 // FencedTerminal: after a writer's Fenced event (ordered by completion, then ID), no Ack and
 // no ok Claim, Adopt or Revert by that writer until its next Crash (a restart is a new
 // incarnation). A StandDown at term T is terminal for T in the same way: no Ack and no ok
@@ -364,6 +399,15 @@ func (x *exclusionJudge) fencedTerminal() InvariantResult {
 		r.Narrative = fmt.Sprintf("%s's %s at term %d came back fenced at %s (%q), and %s tried it again at %s",
 			f.Writer, f.Kind, f.Term, secs(f.Complete), f.Err, e.Writer, secs(e.Invoke))
 		r.Counterexample = x.idsOf(p, q)
+		return r
+	}
+	if p := x.unrecordedFence(); p >= 0 {
+		e := &x.ev[p]
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = "a writer came back fenced and did not become fenced"
+		r.Narrative = fmt.Sprintf("%s's %s at term %d came back fenced at %s (%q), and %s never recorded that it was fenced",
+			e.Writer, e.Kind, e.Term, secs(e.Complete), e.Err, e.Writer)
+		r.Counterexample = x.idsOf(p)
 		return r
 	}
 	if len(byWriter) == 0 {

@@ -233,12 +233,67 @@ func TestAStepTriedAgainAfterItCameBackFencedFails(t *testing.T) {
 			h := &hb{}
 			h.claim("c", 5, k5, 10, 20, 0, "", history.FencedOut, "seal")
 			tc.add(h)
+			h.add(history.Event{Kind: history.Fenced, Writer: "c", Term: 5, Invoke: ms(45), Complete: ms(45), Outcome: history.FencedOut})
 			ir := invariantOf(t, h, FencedTerminal)
 			if ir.Status != tc.want {
 				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
 			}
 			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's claim at term 5 came back fenced") {
 				t.Errorf("narrative %q does not name the step", ir.Narrative)
+			}
+		})
+	}
+}
+
+// A fenced answer ends the writer: a promotion, claim, CAS, sync, adoption or transfer that
+// came back fenced is followed by the writer's Fenced event, unless its incarnation crashed
+// first (FencedTerminal).
+func TestAFencedAnswerTheWriterDoesNotRecordFails(t *testing.T) {
+	promote := func(h *hb) {
+		h.add(history.Event{Kind: history.Promote, Writer: "c", Term: 5, Key: k5, Invoke: ms(10), Complete: ms(20),
+			Outcome: history.FencedOut, Err: "fenced"})
+	}
+	for _, tc := range []struct {
+		name string
+		add  func(h *hb)
+		want Verdict
+	}{
+		{"a promotion that came back fenced, then nothing", promote, Fail},
+		{"then the writer's Fenced event", func(h *hb) {
+			promote(h)
+			h.add(history.Event{Kind: history.Fenced, Writer: "c", Term: 5, Invoke: ms(21), Complete: ms(21), Outcome: history.FencedOut})
+		}, Pass},
+		{"then a crash", func(h *hb) {
+			promote(h)
+			h.add(history.Event{Kind: history.Crash, Writer: "c", Term: 5, Invoke: ms(21), Complete: ms(21)})
+		}, Pass},
+		{"another writer's Fenced event", func(h *hb) {
+			promote(h)
+			h.add(history.Event{Kind: history.Fenced, Writer: "d", Term: 5, Invoke: ms(21), Complete: ms(21), Outcome: history.FencedOut})
+		}, Fail},
+		{"a Fenced event before the answer", func(h *hb) {
+			h.add(history.Event{Kind: history.Fenced, Writer: "c", Term: 4, Invoke: ms(5), Complete: ms(5), Outcome: history.FencedOut})
+			promote(h)
+		}, Fail},
+		{"a CAS that came back fenced", func(h *hb) { h.cas("c", 5, k5, 30, 40, 1, "t", history.FencedOut) }, Fail},
+		{"a system's node, which says itself when it is fenced", func(h *hb) {
+			promote(h)
+			h.expect.LedgerActors = []string{"c"}
+		}, Pass},
+		{"a revert refused (it stands down instead)", func(h *hb) {
+			h.add(history.Event{Kind: history.Revert, Writer: "c", Term: 5, Key: k5, Invoke: ms(10), Complete: ms(20),
+				Outcome: history.FencedOut, Err: "fenced"})
+		}, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			tc.add(h)
+			ir := invariantOf(t, h, FencedTerminal)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "never recorded that it was fenced") {
+				t.Errorf("narrative %q does not say what is missing", ir.Narrative)
 			}
 		})
 	}

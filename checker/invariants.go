@@ -14,7 +14,7 @@ var guarantees = map[history.Invariant]string{
 	AckAttribution: "every op is acknowledged at most once, by one writer, and only by a writer it was submitted to",
 	FencedTerminal: "a writer that reported fenced never acknowledges nor acquires ownership again in that incarnation, " +
 		"and one that stood down never again at the term it gave up; a step that came back fenced is not tried again " +
-		"at its term",
+		"at its term, and a writer whose promotion, claim, CAS, sync, adoption or transfer came back fenced records that it is fenced",
 	SeqMonotonic: "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
 		"legitimately claimed (or took its object over in a claim it then gave up), adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
@@ -23,7 +23,8 @@ var guarantees = map[history.Invariant]string{
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",
 	HydrationIntegrity:   "a hydrating owner never finds missing a segment file its reference set lists, and no copy finds missing a file of its collector's newest set",
 	OwnerNeverReadUnsealed: "a writer reads its restore point or hydrates at term T only after its own claim at T " +
-		"completed (a same-term relocation target hydrating is exempt)",
+		"completed (a same-term relocation target hydrating is exempt), and a promotion that reports success sealed its term " +
+		"and read its restore point within it",
 	StoreLinearizable: "the store's answers to the conditional writes, reads and deletes of each fence key, as the " +
 		"ledger saw them, are linearizable as a compare-and-swap register",
 	RecoverySeesAcked: "a copy that recovered while the primary worked (without a term) holds every op acknowledged " +

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,6 +162,37 @@ func (x *readsJudge) supersededBy(w string, term int64, t time.Duration) int32 {
 	return -1
 }
 
+// promotedWithout finds a promotion recorded ok whose span holds no ok claim of its term by
+// its writer, or no ok restore read at its term by it, and says which is missing; -1 when
+// every promotion holds both. A promotion is a seal and a restore read: one that reports
+// success without either serves a term it does not hold, or from a state it never read. A
+// system's node (Expect.LedgerActors) is left out: its reads are not in the history.
+func (x *readsJudge) promotedWithout() (int32, string) {
+	within := func(ps []int32, e *history.Event, kind history.Kind) bool {
+		for _, q := range ps {
+			c := &x.ev[q]
+			if c.Kind == kind && c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK &&
+				c.Invoke >= e.Invoke && c.Complete <= e.Complete {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range x.order {
+		e := &x.ev[p]
+		if e.Kind != history.Promote || e.Outcome != history.OK || slices.Contains(x.in.Expect.LedgerActors, e.Writer) {
+			continue
+		}
+		switch {
+		case !within(x.claims, e, history.Claim):
+			return p, "claim (its seal)"
+		case !within(x.restores, e, history.RestoreRead):
+			return p, "restore read"
+		}
+	}
+	return -1, ""
+}
+
 // OwnerNeverReadUnsealed: every RestoreRead, and every Hydrate not marked
 // "relocation-target", by W at T is invoked after an ok Claim by W at T completed. Reads at
 // term 0 are exempt: they are a recovering copy that holds no term and serves nothing as an
@@ -204,6 +236,15 @@ func (x *readsJudge) ownerNeverReadUnsealed() InvariantResult {
 	}
 	for _, p := range x.hydrates {
 		check(p)
+	}
+	if p, missing := x.promotedWithout(); p >= 0 && r.Violations == 0 {
+		e := &x.ev[p]
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = "a promotion reported success without " + missing
+		r.Narrative = fmt.Sprintf("%s's promotion at term %d ended ok at %s, but within it %s recorded no %s at term %d",
+			e.Writer, e.Term, secs(e.Complete), e.Writer, missing, e.Term)
+		r.Counterexample = x.idsOf(p)
+		return r
 	}
 	if r.Violations == 0 {
 		r.Explanation = fmt.Sprintf("%s, each after the reader's own claim", plural(reads, "read", "reads"))

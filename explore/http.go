@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
@@ -46,6 +47,7 @@ func (g *gen) http(int) ([]scenarios.Step, bool) {
 	r := faults.Rule{Name: fmt.Sprintf("%s-%s-%d", act, fam.name, g.rules), Key: fam.key,
 		Nth: 1 + g.r.IntN(5), Count: 1 + g.r.IntN(3)}
 	g.shape(&r, act, fam)
+	g.deny(&r)
 	st := g.step(scenarios.HTTP, scenarios.Params{Writer: w, Rule: r})
 	if r.Action == faults.Delay && g.chance(0.4) {
 		st.Params.Until, st.Params.Rule.Delay = g.heldUntil(w), 0
@@ -141,4 +143,17 @@ func httpKind(r faults.Rule) string {
 		return fmt.Sprintf("status-%d", r.Status)
 	}
 	return string(r.Action)
+}
+
+// deny turns a 5xx status rule, one time in five, into a 403 AccessDenied: a refusal that
+// says nothing about the request's precondition and is not worth retrying (a credential
+// rotated, a policy not yet propagated). The fence takes it for a configuration error, never
+// a verdict; a promotion whose seal or restore read meets it gives up, and one that took it
+// for an empty read would start its term without what its predecessor acknowledged.
+func (g *gen) deny(r *faults.Rule) {
+	if r.Action != faults.SyntheticStatus || r.Status < 500 || g.denials.IntN(5) != 0 {
+		return
+	}
+	r.Name = strings.Replace(r.Name, fmt.Sprintf("status-%d", r.Status), "status-403", 1)
+	r.Status, r.Code = 403, "AccessDenied"
 }

@@ -198,6 +198,7 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	default:
 		r.Action = faults.Action(act)
 	}
+	g.deny(&r)
 	return scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}, true
 }
 

@@ -1062,6 +1062,11 @@ func (sc *sysCell) expect(trafficEnd time.Duration) checker.Expect {
 		e.LedgerActors = append(e.LedgerActors, w.ID) // a node's store calls are only in its path's ledger
 	}
 	for _, st := range s.Steps {
+		if st.Action == scenarios.Restart && st.Params.As != "" {
+			e.LedgerActors = append(e.LedgerActors, st.Params.As) // so are its restarted incarnation's
+		}
+	}
+	for _, st := range s.Steps {
 		if m := sc.missed(st); m != "" && st.Spec().Moves {
 			e.Unrun = append(e.Unrun, fmt.Sprintf("steps[%d] (%s): %s", st.Index, st.Action, m))
 		}

@@ -298,18 +298,25 @@ func (w *Writer) Settle(ctx context.Context) error {
 // becomeFenced makes the writer fail for good after its fence said so, and records Fenced.
 func (w *Writer) becomeFenced(key string, cause error) {
 	w.mu.Lock()
+	closed := w.role.state == StateClosed
 	switch w.role.state {
-	case StateFenced, StateCrashed, StateClosed:
+	case StateFenced, StateCrashed:
 		w.mu.Unlock()
 		return
+	case StateClosed:
+		// The run ended while the answer came back: the writer stays closed and signals
+		// nothing, but the history still says what it learned.
+	default:
+		w.log.drop()
+		w.role.become(StateFenced)
 	}
-	w.log.drop()
-	w.role.become(StateFenced)
 	term := w.role.term
 	w.mu.Unlock()
 	e := w.record(history.Event{Kind: history.Fenced, Term: term, Key: key, Outcome: history.FencedOut,
 		Err: errText(cause)})
-	w.emit(history.SigFenced, e, 0)
+	if !closed {
+		w.emit(history.SigFenced, e, 0)
+	}
 }
 
 func errText(err error) string {
