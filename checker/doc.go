@@ -54,6 +54,11 @@
 //     and a promotion, claim, CAS, sync, adoption or transfer that came back fenced is
 //     followed by its writer's Fenced event (a crash aside): fenced is for good, not a
 //     failure the writer stands by after.
+//   - A promotion that reports success did what a promotion is: within its span its writer
+//     claimed the term and read the restore point (OwnerNeverReadUnsealed), read a segment
+//     reference set at least as new as every one published before its seal, and fetched
+//     every file of its last hydration attempt (HydrationIntegrity). A system's node, whose
+//     reads the history does not see, is held to none of this.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
 //     HandoffResolves fails unless that copy ends holding the chain and, when clients sent
 //     ops, acknowledged some after it took it: a handoff that never completes, an abort the

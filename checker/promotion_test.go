@@ -64,3 +64,65 @@ func TestAPromotionThatSucceedsWithoutItsSealOrItsReadFails(t *testing.T) {
 		t.Fatalf("a failed promotion without a seal failed: %s", ir.Narrative)
 	}
 }
+
+// A promotion that succeeded hydrated at least the newest reference set published before its
+// seal, and every file fetch of its last attempt succeeded (HydrationIntegrity).
+func TestAPromotionThatHydratesLessThanTheStoreHeldFails(t *testing.T) {
+	const (
+		set4 = "run/idx/0/segments/metadata/metadata__9223372036854775802__9223372036854775803"
+		set5 = "run/idx/0/segments/metadata/metadata__9223372036854775802__9223372036854775802"
+		list = "run/idx/0/segments/metadata/metadata__"
+	)
+	get := func(h *hb, key string, at int) {
+		h.ledger(history.LedgerEntry{Writer: "c", Method: "GET", Key: key, Time: ms(at), Done: ms(at + 1),
+			Forwarded: true, Status: 200, Delivered: true})
+	}
+	fetch := func(h *hb, at int, o history.Outcome) {
+		h.simple(history.Hydrate, "c", 5, "run/idx/0/segments/data/f1", at, at+2, o, "")
+	}
+	for _, tc := range []struct {
+		name string
+		add  func(h *hb)
+		want Verdict
+		why  string
+	}{
+		{"the newest set read, every file fetched", func(h *hb) {
+			get(h, list, 15)
+			get(h, set5, 16)
+			fetch(h, 17, history.OK)
+		}, Pass, ""},
+		{"a newer set than the one published", func(h *hb) { get(h, set5, 16) }, Pass, ""},
+		{"no set read", func(h *hb) { get(h, list, 15) }, Fail, "and the promotion read none"},
+		{"an older set read", func(h *hb) { get(h, set4, 16) }, Fail, "read only the older"},
+		{"the set's answer never delivered", func(h *hb) {
+			h.ledger(history.LedgerEntry{Writer: "c", Method: "GET", Key: set5, Time: ms(16), Forwarded: true, Status: 200})
+		}, Fail, "and the promotion read none"},
+		{"a failed fetch after the last set read", func(h *hb) {
+			get(h, set5, 16)
+			fetch(h, 17, history.Fail)
+		}, Fail, "failed"},
+		{"a failed fetch, then the hydration started over", func(h *hb) {
+			get(h, set5, 16)
+			fetch(h, 17, history.Fail)
+			get(h, set5, 21)
+			fetch(h, 22, history.OK)
+		}, Pass, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.add(history.Event{Kind: history.Publish, Writer: "a", Term: 4, Key: set5, Invoke: ms(2), Complete: ms(4), Outcome: history.OK})
+			h.add(history.Event{Kind: history.Promote, Writer: "c", Term: 5, Key: k5, Invoke: ms(10), Complete: ms(30), Outcome: history.OK})
+			h.claim("c", 5, k5, 11, 13, 0, "c0", history.OK, "seal")
+			h.restore("c", 5, 13, 14)
+			h.put("c", k5, 11, 12, "", "*", 200, "c0")
+			tc.add(h)
+			ir := invariantOf(t, h, HydrationIntegrity)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, tc.why) {
+				t.Errorf("narrative %q does not say %q", ir.Narrative, tc.why)
+			}
+		})
+	}
+}

@@ -157,27 +157,38 @@ func (g *gen) promote(int) ([]scenarios.Step, bool) {
 	return []scenarios.Step{st}, true
 }
 
-// readFault sometimes puts a rule, from the start, on the path of a standby the schedule
-// promotes or recovers, that hits its first reads of one kind of file (translog metadata,
-// .tlog, segment reference sets, segment data): the reads of the restore point it starts its
-// term from, of its hydration, or of its recovery. A restore read that took a failed read
-// for an empty one would start the new term without the ops its predecessor acknowledged,
-// and the other request rules, spread over every request, meet those few reads too seldom.
-// It is drawn from a stream of its own after the rest of the schedule, so the other draws of
-// a seed stay as they were; a shape that is the whole schedule gets none.
+// readFault sometimes (three schedules in ten) puts a rule, from the start, on the path of a
+// standby the schedule promotes or recovers, that hits its first reads of one kind of file
+// (translog metadata, .tlog, segment reference sets, segment data; the segment kinds twice as
+// often when the schedule refreshes): the reads of the restore point it starts its term from,
+// of its hydration, or of its recovery. A restore read that took a failed read for an empty
+// one would start the new term without the ops its predecessor acknowledged, a hydration that
+// did so without the segments published before, and the other request rules, spread over
+// every request, meet those few reads too seldom. It is drawn from a stream of its own after
+// the rest of the schedule, so the other draws of a seed stay as they were; a shape that is
+// the whole schedule gets none.
 func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	var ws []string
+	refreshes := false
 	for _, st := range steps {
-		if st.Action == scenarios.Promote || st.Action == scenarios.Recover {
+		switch st.Action {
+		case scenarios.Promote, scenarios.Recover:
 			ws = append(ws, st.Params.Writer)
+		case scenarios.Refresh:
+			refreshes = true
 		}
 	}
-	if g.sole || len(ws) == 0 || g.o.System != nil || g.reads.Float64() >= 0.2 {
+	if g.sole || len(ws) == 0 || g.o.System != nil || g.reads.Float64() >= 0.3 {
 		return scenarios.Step{}, false
 	}
 	w := ws[g.reads.IntN(len(ws))]
 	// The files themselves: "?" keeps the listings of the metadata prefixes out of the rule.
 	i := g.reads.IntN(4)
+	if refreshes && i < 2 && g.reads.IntN(2) == 0 {
+		// Reference sets were published: the hydration's reads are the ones to fail, where a
+		// failed listing or fetch taken for an empty one leaves the new owner without segments.
+		i += 2
+	}
 	fam := []family{{"metadata", "*/translog/metadata/metadata__?*", nil}, families[2],
 		{"segment-metadata", "*/segments/metadata/metadata__?*", nil}, families[3]}[i]
 	// A third of the metadata kinds' faults take the listing instead (the exact prefix, which
