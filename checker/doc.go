@@ -57,8 +57,9 @@
 //   - A promotion that reports success did what a promotion is: within its span its writer
 //     claimed the term and read the restore point (OwnerNeverReadUnsealed), read a segment
 //     reference set at least as new as every one published before its seal, and fetched
-//     every file of its last hydration attempt (HydrationIntegrity). A system's node, whose
-//     reads the history does not see, is held to none of this.
+//     every file of its last hydration attempt (HydrationIntegrity; a recovery attempt that
+//     succeeded is held to the same, from the moment it began). A system's node, whose reads
+//     the history does not see, is held to none of this.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
 //     HandoffResolves fails unless that copy ends holding the chain and, when clients sent
 //     ops, acknowledged some after it took it: a handoff that never completes, an abort the

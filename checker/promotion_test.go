@@ -126,3 +126,38 @@ func TestAPromotionThatHydratesLessThanTheStoreHeldFails(t *testing.T) {
 		})
 	}
 }
+
+// A recovery attempt that succeeded is held to the same: the reference sets published before it
+// began, and every fetch of its last hydration attempt (HydrationIntegrity).
+func TestARecoveryThatHydratesLessThanTheStoreHeldFails(t *testing.T) {
+	const set5 = "run/idx/0/segments/metadata/metadata__9223372036854775802__9223372036854775802"
+	for _, tc := range []struct {
+		name string
+		read bool
+		o    history.Outcome
+		want Verdict
+	}{
+		{"read the newest set and fetched its file", true, history.OK, Pass},
+		{"read no set", false, history.OK, Fail},
+		{"its file fetch failed", true, history.Fail, Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.add(history.Event{Kind: history.Publish, Writer: "a", Term: 4, Key: set5, Invoke: ms(2), Complete: ms(4), Outcome: history.OK})
+			h.add(history.Event{Kind: history.RestoreRead, Writer: "c", Detail: "recovery from a", Invoke: ms(10), Complete: ms(30), Outcome: history.OK})
+			h.ledger(history.LedgerEntry{Writer: "c", Method: "GET", Key: "run/idx/0/segments/metadata/metadata__", Time: ms(11),
+				Forwarded: true, Status: 200, Delivered: true})
+			if tc.read {
+				h.ledger(history.LedgerEntry{Writer: "c", Method: "GET", Key: set5, Time: ms(12), Forwarded: true, Status: 200, Delivered: true})
+				h.simple(history.Hydrate, "c", 0, "run/idx/0/segments/data/f1", 13, 15, tc.o, "recovery")
+			}
+			ir := invariantOf(t, h, HydrationIntegrity)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's recovery") {
+				t.Errorf("narrative %q does not name the recovery", ir.Narrative)
+			}
+		})
+	}
+}

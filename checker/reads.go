@@ -44,8 +44,12 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	if p, q, why := x.staleHydration(); p >= 0 && r.Violations == 0 {
 		e := &x.ev[p]
 		r.Status, r.Violations = Fail, 1
-		r.Explanation = "a promotion reported success without hydrating what it had to"
-		r.Narrative = fmt.Sprintf("%s's promotion at term %d ended ok at %s, but %s", e.Writer, e.Term, secs(e.Complete), why)
+		what := "recovery"
+		if e.Kind == history.Promote {
+			what = "promotion"
+		}
+		r.Explanation = fmt.Sprintf("a %s reported success without hydrating what it had to", what)
+		r.Narrative = fmt.Sprintf("%s's %s at term %d ended ok at %s, but %s", e.Writer, what, e.Term, secs(e.Complete), why)
 		r.Counterexample = x.idsOf(p, q)
 		return r
 	}
@@ -84,40 +88,50 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	return r
 }
 
-// staleHydration finds a promotion recorded ok whose hydration did not take what the store
-// held: a reference set was published (ok) before the promotion's seal completed, and within
-// the promotion the writer read no reference set at least as new (its path's ledger: a GET
-// answered 200 and delivered); or a file fetch of its last hydration attempt (a Hydrate event
-// after the last reference set it read) did not succeed. Reference sets are never deleted and
-// a hydration lists them after the seal, newest first, so a promoted owner that hydrated an
-// older set, or none, took a failed read for an empty one or gave up a fetch. It returns the
-// promotion, the event that shows it (the publication or the failed fetch; -1 for none) and
-// why. A system's node (Expect.LedgerActors) and a writer whose path has no ledger are not
-// judged.
+// staleHydration finds a promotion, or a recovery attempt, recorded ok whose hydration did
+// not take what the store held: a reference set was published (ok) before the promotion's
+// seal completed (before the recovery attempt began), and within the step the writer read no
+// reference set at least as new (its path's ledger: a GET answered 200 and delivered); or a
+// file fetch of its last hydration attempt (a Hydrate event after the last reference set it
+// read) did not succeed. Reference sets are never deleted and a hydration lists them after
+// the seal (a recovery after it began), newest first, so a copy that hydrated an older set,
+// or none, took a failed read for an empty one or gave up a fetch. It returns the step, the
+// event that shows it (the publication or the failed fetch) and why. A system's node
+// (Expect.LedgerActors) and a writer whose path has no ledger are not judged.
 func (x *readsJudge) staleHydration() (int32, int32, string) {
 	if len(x.in.Ledger) == 0 {
 		return -1, -1, ""
 	}
 	for _, p := range x.order {
 		e := &x.ev[p]
-		if e.Kind != history.Promote || e.Outcome != history.OK || slices.Contains(x.in.Expect.LedgerActors, e.Writer) {
+		if e.Outcome != history.OK || slices.Contains(x.in.Expect.LedgerActors, e.Writer) {
 			continue
 		}
-		var seal time.Duration = -1
-		for _, q := range x.claims {
-			c := &x.ev[q]
-			if c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK && c.Invoke >= e.Invoke &&
-				c.Complete <= e.Complete && (seal < 0 || c.Complete < seal) {
-				seal = c.Complete
+		var (
+			from        time.Duration = -1
+			what, since string
+			files       string // the Detail of the step's Hydrate events
+		)
+		switch {
+		case e.Kind == history.Promote:
+			for _, q := range x.claims {
+				c := &x.ev[q]
+				if c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK && c.Invoke >= e.Invoke &&
+					c.Complete <= e.Complete && (from < 0 || c.Complete < from) {
+					from = c.Complete
+				}
 			}
+			what, since = "promotion", "before its seal completed"
+		case e.Kind == history.RestoreRead && e.Term == 0 && strings.HasPrefix(e.Detail, "recovery"):
+			from, what, since, files = e.Invoke, "recovery", "before the recovery attempt began", "recovery"
 		}
-		if seal < 0 {
-			continue // OwnerNeverReadUnsealed says so
+		if from < 0 {
+			continue // not a hydrating step, or a promotion that never sealed: OwnerNeverReadUnsealed says so
 		}
 		var newest int32 = -1
 		for i := range x.ev {
 			u := &x.ev[i]
-			if u.Kind == history.Publish && u.Outcome == history.OK && u.Key != "" && u.Complete < seal &&
+			if u.Kind == history.Publish && u.Outcome == history.OK && u.Key != "" && u.Complete < from &&
 				(newest < 0 || segmentSetKey(u.Key) < segmentSetKey(x.ev[newest].Key)) {
 				newest = int32(i)
 			}
@@ -147,15 +161,15 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 			if read != "" {
 				got = "only the older " + read
 			}
-			return p, newest, fmt.Sprintf("%s had published reference set %s at %s, before its seal completed at %s, "+
-				"and the promotion read %s", u.Writer, segmentSetKey(u.Key), secs(u.Complete), secs(seal), got)
+			return p, newest, fmt.Sprintf("%s had published reference set %s at %s, %s at %s, and the %s read %s",
+				u.Writer, segmentSetKey(u.Key), secs(u.Complete), since, secs(from), what, got)
 		}
 		if last < 0 {
 			continue
 		}
 		for _, q := range x.hydrates {
 			h := &x.ev[q]
-			if h.Writer == e.Writer && h.Term == e.Term && h.Detail == "" && h.Invoke > last && h.Complete <= e.Complete &&
+			if h.Writer == e.Writer && h.Term == e.Term && h.Detail == files && h.Invoke > last && h.Complete <= e.Complete &&
 				h.Outcome != history.OK {
 				return p, q, fmt.Sprintf("its fetch of %s, after the last reference set it read, failed (%s)", h.Key, h.Err)
 			}
