@@ -54,6 +54,10 @@
 //     and a promotion, claim, CAS, sync, adoption or transfer that came back fenced is
 //     followed by its writer's Fenced event (a crash aside): fenced is for good, not a
 //     failure the writer stands by after.
+//   - A promotion's restore read, recorded ok, holds every op acknowledged before it began
+//     (NoAckedWriteLoss): the newest metadata names every acknowledged op from its
+//     acknowledgement on, so a promoted copy that misses one starts its term without it,
+//     whatever the final auditor later sees.
 //   - A promotion that reports success did what a promotion is: within its span its writer
 //     claimed the term and read the restore point (OwnerNeverReadUnsealed), read a segment
 //     reference set at least as new as every one published before its seal, and fetched

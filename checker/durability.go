@@ -16,6 +16,16 @@ type durabilityJudge struct{ *index }
 
 func (x *durabilityJudge) noAckedWriteLoss() (InvariantResult, []LostWrite) {
 	r := newResult(NoAckedWriteLoss)
+	if read, ack, op := x.restoredWithoutAcked(); read >= 0 {
+		e, a := &x.ev[read], &x.ev[ack]
+		r.Status, r.Violations = Fail, 1
+		r.Explanation = "a promotion's restore read is missing an op acknowledged before it began"
+		r.Narrative = fmt.Sprintf("op %d, acknowledged by %s (term %d) at %s, is missing from %s's restore read at term %d, "+
+			"which began at %s: the promoted copy starts its term without it", op, a.Writer, a.Term, secs(a.Complete),
+			e.Writer, e.Term, secs(e.Invoke))
+		r.Counterexample = x.idsOf(ack, read)
+		return r, nil
+	}
 	if x.recovered == nil {
 		if len(x.acks) == 0 {
 			r.Explanation = "nothing was acknowledged and there is no auditor recovery"
@@ -62,6 +72,38 @@ func (x *durabilityJudge) noAckedWriteLoss() (InvariantResult, []LostWrite) {
 	r.Explanation = fmt.Sprintf("%s acknowledged but missing from %s", plural(len(lost), "op", "ops"), x.recoveredSrc)
 	r.Narrative, r.Counterexample = x.narrateLoss(lost[0], firstPos, len(lost)-1)
 	return r, lost
+}
+
+// restoredWithoutAcked finds a promotion's restore read (a RestoreRead at a term, recorded
+// ok) that is missing an op whose Ack completed before the read began, and returns the read,
+// the Ack and the op; -1 when there is none. An op acknowledged is named by the lineage of
+// the newest metadata from then on (its CAS landed after its metadata, and no CAS lands after
+// a higher or equal term's seal), and a restore read follows the newest metadata: a promoted
+// copy that misses one took a failed or partial read for the restore point, and starts its
+// term without what its predecessor acknowledged, whatever the final auditor later sees.
+func (x *durabilityJudge) restoredWithoutAcked() (int32, int32, int64) {
+	for _, p := range x.restores {
+		e := &x.ev[p]
+		if e.Term == 0 || e.Outcome != history.OK {
+			continue
+		}
+		has := make(map[int64]bool, len(e.Ops))
+		for _, op := range e.Ops {
+			has[op] = true
+		}
+		for _, a := range x.acks {
+			ack := &x.ev[a]
+			if ack.Complete >= e.Invoke {
+				continue
+			}
+			for _, op := range ack.Ops {
+				if !has[op] {
+					return p, a, op
+				}
+			}
+		}
+	}
+	return -1, -1, 0
 }
 
 // narrateLoss tells how op lw.Op, acknowledged at ack event p, went missing: who acked it,

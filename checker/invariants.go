@@ -8,7 +8,7 @@ import (
 
 // guarantees states each invariant in one sentence; the report prints it next to the verdict.
 var guarantees = map[history.Invariant]string{
-	NoAckedWriteLoss: "every acknowledged op is in the auditor's recovered set",
+	NoAckedWriteLoss: "every acknowledged op is in the auditor's recovered set, and in the restore read of every promotion that began after it was acknowledged",
 	MutualExclusion: "once a writer's ownership acquisition (claim, adopt, revert) completed, no CAS invoked " +
 		"afterwards by another writer at a lower term, or at the same term with an older acquisition, is turned into an ack",
 	AckAttribution: "every op is acknowledged at most once, by one writer, and only by a writer it was submitted to",

@@ -161,3 +161,34 @@ func TestARecoveryThatHydratesLessThanTheStoreHeldFails(t *testing.T) {
 		})
 	}
 }
+
+// A promotion's restore read holds every op acknowledged before it began, whatever the final
+// auditor sees (NoAckedWriteLoss).
+func TestARestoreReadMissingAnAcknowledgedOpFails(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []int64
+		at   int // when the read began
+		want Verdict
+	}{
+		{"holds both ops", []int64{1, 2}, 40, Pass},
+		{"misses op 2", []int64{1}, 40, Fail},
+		{"began before op 2 was acknowledged", []int64{1}, 25, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.op("a", 5, 1, 2)
+			h.ack("a", 5, k5, 10, 12, 1, 1)
+			h.ack("a", 5, k5, 20, 30, 2, 2)
+			h.restore("c", 6, tc.at, tc.at+5, tc.ops...)
+			h.final.Recovered = []int64{1, 2}
+			ir := invariantOf(t, h, NoAckedWriteLoss)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "op 2, acknowledged by a") {
+				t.Errorf("narrative %q does not name the op", ir.Narrative)
+			}
+		})
+	}
+}
