@@ -62,7 +62,8 @@
 //     claimed the term and read the restore point (OwnerNeverReadUnsealed), read a segment
 //     reference set at least as new as every one published before its seal, and fetched
 //     every file of its last hydration attempt (HydrationIntegrity; a recovery attempt that
-//     succeeded is held to the same, from the moment it began). A system's node, whose reads
+//     succeeded is held to the same, from the moment it began, and the target of a handoff
+//     that succeeded to its last attempt's fetches). A system's node, whose reads
 //     the history does not see, is held to none of this.
 //   - When the scenario names the copy that must end serving ([Expect].Serving),
 //     HandoffResolves fails unless that copy ends holding the chain and, when clients sent

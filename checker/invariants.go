@@ -22,7 +22,7 @@ var guarantees = map[history.Invariant]string{
 		"call of its own failed; a segment publication is refused only after another writer claimed a higher term",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",
 	HydrationIntegrity: "a hydrating owner never finds missing a segment file its reference set lists, and no copy finds missing a file of its collector's newest set; " +
-		"a promotion (a recovery) that reports success hydrated a reference set at least as new as every one published before its seal (before it began), and fetched every file of its last attempt",
+		"a promotion (a recovery) that reports success hydrated a reference set at least as new as every one published before its seal (before it began), and fetched every file of its last attempt, as did the target of a handoff that succeeded",
 	OwnerNeverReadUnsealed: "a writer reads its restore point or hydrates at term T only after its own claim at T " +
 		"completed (a same-term relocation target hydrating is exempt), and a promotion that reports success sealed its term " +
 		"and read its restore point within it",

@@ -192,3 +192,33 @@ func TestARestoreReadMissingAnAcknowledgedOpFails(t *testing.T) {
 		})
 	}
 }
+
+// A handoff that succeeded is held to its target's last hydration attempt: every fetch after
+// the last reference set the target read succeeded (HydrationIntegrity).
+func TestAHandoffWhoseTargetMissedAFetchFails(t *testing.T) {
+	const set5 = "run/idx/0/segments/metadata/metadata__9223372036854775802__9223372036854775802"
+	for _, tc := range []struct {
+		name   string
+		o      history.Outcome
+		handed history.Outcome
+		want   Verdict
+	}{
+		{"every fetch succeeded", history.OK, history.OK, Pass},
+		{"a fetch failed", history.Fail, history.OK, Fail},
+		{"a fetch failed and the handoff failed too", history.Fail, history.Fail, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.ledger(history.LedgerEntry{Writer: "t", Method: "GET", Key: set5, Time: ms(12), Forwarded: true, Status: 200, Delivered: true})
+			h.simple(history.Hydrate, "t", 5, "run/idx/0/segments/data/f1", 13, 15, tc.o, "relocation-target")
+			h.add(history.Event{Kind: history.Handoff, Writer: "a", Term: 5, Key: k5, Detail: "t", Invoke: ms(10), Complete: ms(30), Outcome: tc.handed})
+			ir := invariantOf(t, h, HydrationIntegrity)
+			if ir.Status != tc.want {
+				t.Fatalf("status %s, want %s: %s %s", ir.Status, tc.want, ir.Explanation, ir.Narrative)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "t's fetch of") {
+				t.Errorf("narrative %q does not name the target's fetch", ir.Narrative)
+			}
+		})
+	}
+}

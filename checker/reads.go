@@ -44,9 +44,9 @@ func (x *readsJudge) hydrationIntegrity() InvariantResult {
 	if p, q, why := x.staleHydration(); p >= 0 && r.Violations == 0 {
 		e := &x.ev[p]
 		r.Status, r.Violations = Fail, 1
-		what := "recovery"
-		if e.Kind == history.Promote {
-			what = "promotion"
+		what := map[history.Kind]string{history.Promote: "promotion", history.Handoff: "handoff"}[e.Kind]
+		if what == "" {
+			what = "recovery"
 		}
 		r.Explanation = fmt.Sprintf("a %s reported success without hydrating what it had to", what)
 		r.Narrative = fmt.Sprintf("%s's %s at term %d ended ok at %s, but %s", e.Writer, what, e.Term, secs(e.Complete), why)
@@ -109,10 +109,19 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 		}
 		var (
 			from        time.Duration = -1
+			lo                        = e.Invoke // where the step's own reads begin
+			who                       = e.Writer // the hydrating copy
 			what, since string
 			files       string // the Detail of the step's Hydrate events
 		)
 		switch {
+		case e.Kind == history.Handoff && e.Detail != "":
+			// The target hydrated (before the handoff, when it prehydrated): only its last
+			// attempt's fetches are judged; retention, not the seal, protects what it listed.
+			who, lo, what, files = e.Detail, 0, "relocation target", "relocation-target"
+			if slices.Contains(x.in.Expect.LedgerActors, who) {
+				continue
+			}
 		case e.Kind == history.Promote:
 			for _, q := range x.claims {
 				c := &x.ev[q]
@@ -125,7 +134,7 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 		case e.Kind == history.RestoreRead && e.Term == 0 && strings.HasPrefix(e.Detail, "recovery"):
 			from, what, since, files = e.Invoke, "recovery", "before the recovery attempt began", "recovery"
 		}
-		if from < 0 {
+		if from < 0 && files != "relocation-target" {
 			continue // not a hydrating step, or a promotion that never sealed: OwnerNeverReadUnsealed says so
 		}
 		var newest int32 = -1
@@ -139,12 +148,12 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 		read, last, seen := "", time.Duration(-1), false
 		for i := range x.in.Ledger {
 			l := &x.in.Ledger[i]
-			if l.Writer != e.Writer {
+			if l.Writer != who {
 				continue
 			}
 			seen = true
 			// A listing's key is the bare prefix, which names no set.
-			if l.Method == "GET" && l.Status == 200 && l.Delivered && l.Time >= e.Invoke && l.Time <= e.Complete &&
+			if l.Method == "GET" && l.Status == 200 && l.Delivered && l.Time >= lo && l.Time <= e.Complete &&
 				strings.Contains(l.Key, "/segments/metadata/metadata__") && !strings.HasSuffix(l.Key, "metadata__") {
 				if read == "" || segmentSetKey(l.Key) < read {
 					read = segmentSetKey(l.Key)
@@ -169,9 +178,9 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 		}
 		for _, q := range x.hydrates {
 			h := &x.ev[q]
-			if h.Writer == e.Writer && h.Term == e.Term && h.Detail == files && h.Invoke > last && h.Complete <= e.Complete &&
+			if h.Writer == who && h.Term == e.Term && h.Detail == files && h.Invoke > last && h.Complete <= e.Complete &&
 				h.Outcome != history.OK {
-				return p, q, fmt.Sprintf("its fetch of %s, after the last reference set it read, failed (%s)", h.Key, h.Err)
+				return p, q, fmt.Sprintf("%s's fetch of %s, after the last reference set it read, failed (%s)", who, h.Key, h.Err)
 			}
 		}
 	}
