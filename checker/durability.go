@@ -87,23 +87,33 @@ func (x *durabilityJudge) restoredWithoutAcked() (int32, int32, int64) {
 		if e.Term == 0 || e.Outcome != history.OK {
 			continue
 		}
-		has := make(map[int64]bool, len(e.Ops))
-		for _, op := range e.Ops {
-			has[op] = true
-		}
-		for _, a := range x.acks {
-			ack := &x.ev[a]
-			if ack.Complete >= e.Invoke {
-				continue
-			}
-			for _, op := range ack.Ops {
-				if !has[op] {
-					return p, a, op
-				}
-			}
+		ack, op := int32(-1), int64(0)
+		x.missingAcks(e.Ops, e.Invoke, func(a int32, o int64) bool { ack, op = a, o; return false })
+		if ack >= 0 {
+			return p, ack, op
 		}
 	}
 	return -1, -1, 0
+}
+
+// missingAcks calls fn with each op of an Ack completed before before that ops lacks, and
+// its Ack, in history order, until fn returns false.
+func (x *durabilityJudge) missingAcks(ops []int64, before time.Duration, fn func(ack int32, op int64) bool) {
+	has := make(map[int64]bool, len(ops))
+	for _, op := range ops {
+		has[op] = true
+	}
+	for _, a := range x.acks {
+		ack := &x.ev[a]
+		if ack.Complete >= before {
+			continue
+		}
+		for _, op := range ack.Ops {
+			if !has[op] && !fn(a, op) {
+				return
+			}
+		}
+	}
 }
 
 // narrateLoss tells how op lw.Op, acknowledged at ack event p, went missing: who acked it,
@@ -265,25 +275,13 @@ func (x *durabilityJudge) recoverySeesAcked() InvariantResult {
 			continue
 		}
 		reads++
-		has := make(map[int64]bool, len(e.Ops))
-		for _, op := range e.Ops {
-			has[op] = true
-		}
-		for _, a := range x.acks {
-			ack := &x.ev[a]
-			if ack.Complete >= e.Complete {
-				continue
+		x.missingAcks(e.Ops, e.Complete, func(a int32, op int64) bool {
+			r.Violations++
+			if firstRead < 0 {
+				firstRead, firstAck, firstOp = p, a, op
 			}
-			for _, op := range ack.Ops {
-				if has[op] {
-					continue
-				}
-				r.Violations++
-				if firstRead < 0 {
-					firstRead, firstAck, firstOp = p, a, op
-				}
-			}
-		}
+			return true
+		})
 	}
 	if reads == 0 {
 		r.Explanation = "no copy recovered without a term"

@@ -108,7 +108,7 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 			continue
 		}
 		var (
-			from        time.Duration = -1
+			from        time.Duration = -1       // sets published before it are judged; -1: none are
 			lo                        = e.Invoke // where the step's own reads begin
 			who                       = e.Writer // the hydrating copy
 			what, since string
@@ -118,24 +118,20 @@ func (x *readsJudge) staleHydration() (int32, int32, string) {
 		case e.Kind == history.Handoff && e.Detail != "":
 			// The target hydrated (before the handoff, when it prehydrated): only its last
 			// attempt's fetches are judged; retention, not the seal, protects what it listed.
-			who, lo, what, files = e.Detail, 0, "relocation target", "relocation-target"
+			who, lo, files = e.Detail, 0, "relocation-target"
 			if slices.Contains(x.in.Expect.LedgerActors, who) {
 				continue
 			}
 		case e.Kind == history.Promote:
-			for _, q := range x.claims {
-				c := &x.ev[q]
-				if c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK && c.Invoke >= e.Invoke &&
-					c.Complete <= e.Complete && (from < 0 || c.Complete < from) {
-					from = c.Complete
-				}
+			seal := x.firstWithin(x.claims, e)
+			if seal < 0 {
+				continue // OwnerNeverReadUnsealed says so
 			}
-			what, since = "promotion", "before its seal completed"
+			from, what, since = x.ev[seal].Complete, "promotion", "before its seal completed"
 		case e.Kind == history.RestoreRead && e.Term == 0 && strings.HasPrefix(e.Detail, "recovery"):
 			from, what, since, files = e.Invoke, "recovery", "before the recovery attempt began", "recovery"
-		}
-		if from < 0 && files != "relocation-target" {
-			continue // not a hydrating step, or a promotion that never sealed: OwnerNeverReadUnsealed says so
+		default:
+			continue // not a hydrating step
 		}
 		var newest int32 = -1
 		for i := range x.ev {
@@ -279,29 +275,33 @@ func (x *readsJudge) supersededBy(w string, term int64, t time.Duration) int32 {
 // success without either serves a term it does not hold, or from a state it never read. A
 // system's node (Expect.LedgerActors) is left out: its reads are not in the history.
 func (x *readsJudge) promotedWithout() (int32, string) {
-	within := func(ps []int32, e *history.Event, kind history.Kind) bool {
-		for _, q := range ps {
-			c := &x.ev[q]
-			if c.Kind == kind && c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK &&
-				c.Invoke >= e.Invoke && c.Complete <= e.Complete {
-				return true
-			}
-		}
-		return false
-	}
 	for _, p := range x.order {
 		e := &x.ev[p]
 		if e.Kind != history.Promote || e.Outcome != history.OK || slices.Contains(x.in.Expect.LedgerActors, e.Writer) {
 			continue
 		}
 		switch {
-		case !within(x.claims, e, history.Claim):
+		case x.firstWithin(x.claims, e) < 0:
 			return p, "claim (its seal)"
-		case !within(x.restores, e, history.RestoreRead):
+		case x.firstWithin(x.restores, e) < 0:
 			return p, "restore read"
 		}
 	}
 	return -1, ""
+}
+
+// firstWithin returns, of the events at ps, the ok one by e's writer at e's term within e's
+// span that completed first (a promotion's seal, its restore read); -1 when there is none.
+func (x *readsJudge) firstWithin(ps []int32, e *history.Event) int32 {
+	var first int32 = -1
+	for _, q := range ps {
+		c := &x.ev[q]
+		if c.Writer == e.Writer && c.Term == e.Term && c.Outcome == history.OK && c.Invoke >= e.Invoke &&
+			c.Complete <= e.Complete && (first < 0 || c.Complete < x.ev[first].Complete) {
+			first = q
+		}
+	}
+	return first
 }
 
 // OwnerNeverReadUnsealed: every RestoreRead, and every Hydrate not marked
