@@ -53,6 +53,9 @@ func Check(in Input) Result {
 	if in.Expect.MaxTimeToAck > 0 {
 		res.Invariants = append(res.Invariants, (&ackTimeJudge{x}).timeToAck(in.Expect.MaxTimeToAck))
 	}
+	if in.Expect.ServesAfterHeal {
+		res.Invariants = append(res.Invariants, (&healJudge{x}).servesAfterHeal())
+	}
 	excuseLag(res.Invariants, in.Expect.Lag)
 	res.Attestation = att.attest()
 	compose(&res, x)
@@ -70,7 +73,7 @@ const LagTolerance = 500 * time.Millisecond
 
 // liveness names the invariants that bound when something happens rather than what may
 // never happen: a starved machine can fail them with a correct protocol.
-var liveness = map[string]bool{HandoffResolves: true, TimeToFence: true, TimeToAck: true}
+var liveness = map[string]bool{HandoffResolves: true, TimeToFence: true, TimeToAck: true, ServesAfterHeal: true}
 
 // excuseLag turns each failed liveness invariant inconclusive when the run fell behind its
 // schedule by more than LagTolerance, saying by how much and keeping what it found.

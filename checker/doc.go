@@ -70,6 +70,10 @@
 //     ops, acknowledged some after it took it: a handoff that never completes, an abort the
 //     source does not survive, or a copy that owns the chain and serves nothing, is a
 //     failure, not a low count.
+//   - When the scenario asks for it ([Expect].ServesAfterHeal), ServesAfterHeal fails when,
+//     once every fault healed, a copy stays promoting or relocating to the end of the wait
+//     the bench records, or an op then given to an active copy is never acknowledged while
+//     that copy is neither fenced nor crashed: a failed step must not leave a copy blocked.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
 //     acknowledged ops than the scenario's floor, or a run with no acknowledgement and no
 //     declared fault (unless it sent no op and published segments: a refresh and collection
@@ -85,7 +89,7 @@
 // AckAttribution, FencedTerminal, SeqMonotonic, NoSpuriousFencing, TargetAcksAreDurable,
 // HydrationIntegrity, OwnerNeverReadUnsealed), plus StoreLinearizable, which checks the store
 // itself, independently of the protocol, NoSpuriousFailure, HandoffResolves, the outcome a scenario declares for
-// a relocation, and two liveness bounds judged only when the scenario sets them: TimeToFence
+// a relocation, two liveness bounds judged only when the scenario sets them: TimeToFence
 // (a superseded writer is fenced in time) and TimeToAck (a writer serving undisturbed
-// acknowledges in time).
+// acknowledges in time), and ServesAfterHeal, judged only when the scenario asks for it.
 package checker

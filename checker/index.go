@@ -139,6 +139,12 @@ func expectError(ex Expect) string {
 			}
 			continue
 		}
+		if name == ServesAfterHeal {
+			if !ex.ServesAfterHeal {
+				return "bad expectation: ServesAfterHeal is expected to fail but serves_after_heal is not set"
+			}
+			continue
+		}
 		if !slices.Contains(Invariants, name) {
 			return fmt.Sprintf("bad expectation: unknown invariant %q", name)
 		}

@@ -66,12 +66,16 @@ const (
 	TimeToFence = history.TimeToFence
 	// TimeToAck is the acknowledgement bound: judged only when Expect.MaxTimeToAck is set.
 	TimeToAck = history.TimeToAck
+	// ServesAfterHeal: judged only when Expect.ServesAfterHeal is set.
+	ServesAfterHeal = history.ServesAfterHeal
 )
 
 // Invariants lists every invariant Check always judges, in report order: every invariant of
-// history.Invariants but the two bounds. TimeToFence and TimeToAck are added to a Result only
-// when the scenario sets their bound.
-var Invariants = slices.DeleteFunc(history.Invariants(), func(n history.Invariant) bool { return n == TimeToFence || n == TimeToAck })
+// history.Invariants but the two bounds and ServesAfterHeal. TimeToFence and TimeToAck are
+// added to a Result only when the scenario sets their bound, ServesAfterHeal when it asks for it.
+var Invariants = slices.DeleteFunc(history.Invariants(), func(n history.Invariant) bool {
+	return n == TimeToFence || n == TimeToAck || n == ServesAfterHeal
+})
 
 // Input is everything Check judges. The runner gathers it; Check reads it and nothing else.
 type Input struct {
@@ -170,6 +174,11 @@ type Expect struct {
 	// MaxTimeToAck, when positive, bounds the time from an op given to a writer serving
 	// undisturbed to its acknowledgement, and judges TimeToAck (see ackTimeJudge.timeToAck).
 	MaxTimeToAck time.Duration `json:"max_time_to_ack,omitempty"`
+	// ServesAfterHeal judges ServesAfterHeal: once the bench healed every fault (a Heal
+	// event), no copy is left in the middle of a step that moves the chain (a Stuck event),
+	// and every op given to a copy after the heal is acknowledged unless that copy was then
+	// fenced or crashed.
+	ServesAfterHeal bool `json:"serves_after_heal,omitempty"`
 	// TrafficEnd is when the clients stopped sending, on the history's clock (0: unknown). A
 	// copy named by Serving that took the chain only then had nothing left to acknowledge.
 	TrafficEnd time.Duration `json:"traffic_end,omitempty"`

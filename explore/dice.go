@@ -31,13 +31,17 @@ type dice struct {
 	// denials draws whether a status rule answers 403 AccessDenied instead of a 5xx (see
 	// deny): its own stream, for the same reason.
 	denials *rand.Rand
+	// handoffs draws the request rules on a relocation's own requests (see relocationFault):
+	// its own stream, for the same reason.
+	handoffs *rand.Rand
 }
 
 func newDice(seed uint64) *dice {
 	return &dice{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), reads: rand.New(rand.NewPCG(seed^0x5bd1e995, seed)),
 		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
 		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed)), stops: rand.New(rand.NewPCG(seed^0xc2b2ae35, seed)),
-		fails: rand.New(rand.NewPCG(seed^0x27d4eb2d, seed)), denials: rand.New(rand.NewPCG(seed^0x9e3779b1, seed))}
+		fails: rand.New(rand.NewPCG(seed^0x27d4eb2d, seed)), denials: rand.New(rand.NewPCG(seed^0x9e3779b1, seed)),
+		handoffs: rand.New(rand.NewPCG(seed^0x2545f491, seed))}
 }
 
 // enable draws a weight table over names: each with probability one half, at a weight of 1

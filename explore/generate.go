@@ -112,8 +112,9 @@ type gen struct {
 	sole     bool   // the shape's steps are the whole schedule
 	// minDuration is the shortest schedule the shape's steps can play out in, 0 for any.
 	minDuration time.Duration
-	serving     string // the copy the schedule must end with serving, "" when it cannot say
-	stopped     bool   // held-fence-read's overtaker stops after its sync (stopOvertaker)
+	serving     string         // the copy the schedule must end with serving, "" when it cannot say
+	stopped     bool           // held-fence-read's overtaker stops after its sync (stopOvertaker)
+	relocs      map[string]int // relocations drawn per source (relocationFault)
 }
 
 func newGen(seed uint64, o GenOptions) *gen {
@@ -157,6 +158,9 @@ func (g *gen) scenario() *scenarios.Scenario {
 		n = len(g.steps)
 	}
 	sc.Expect.Serving = g.serving
+	// Once the schedule's faults heal, the simulated copies must settle and serve; a
+	// system's nodes have no state the bench can look at.
+	sc.Expect.ServesAfterHeal = g.o.System == nil
 	sc.Duration = max(sc.Duration, g.minDuration)
 	for tries := 0; len(g.steps) < n && tries < 4*n; tries++ {
 		g.drawStep(n - len(g.steps))

@@ -225,7 +225,8 @@ func (s *shrinker) result(orig *scenarios.Scenario) (*scenarios.Scenario, error)
 	// The judged bounds stay: the violation was found against them (a liveness bound dropped
 	// here once made every TimeToFence kill replay as a pass).
 	out.Expect = scenarios.Expect{Verdict: "fail", Violated: []history.Invariant{s.target}, FaultsMustFire: s.best.Expect.FaultsMustFire,
-		Serving: s.best.Expect.Serving, MaxTimeToFence: s.best.Expect.MaxTimeToFence, MaxTimeToAck: s.best.Expect.MaxTimeToAck}
+		Serving: s.best.Expect.Serving, MaxTimeToFence: s.best.Expect.MaxTimeToFence, MaxTimeToAck: s.best.Expect.MaxTimeToAck,
+		ServesAfterHeal: s.best.Expect.ServesAfterHeal}
 	parsed, err := reparse(out)
 	if err != nil {
 		return nil, fmt.Errorf("explore: the shrunk scenario does not load: %w", err)

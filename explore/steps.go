@@ -232,7 +232,7 @@ func (g *gen) crash(room int) ([]scenarios.Step, bool) {
 }
 
 // relocate hands the primary's term to a standby, sometimes aborting or losing the answer.
-func (g *gen) relocate(int) ([]scenarios.Step, bool) {
+func (g *gen) relocate(room int) ([]scenarios.Step, bool) {
 	if len(g.c.standby) == 0 || !contains(g.c.active, g.c.primary) {
 		return nil, false
 	}
@@ -248,7 +248,11 @@ func (g *gen) relocate(int) ([]scenarios.Step, bool) {
 	}
 	st := g.step(scenarios.Relocate, pr)
 	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone)
-	return []scenarios.Step{st}, true
+	out := []scenarios.Step{st}
+	if rf, ok := g.relocationFault(pr); ok && room >= 2 {
+		out = append(out, rf)
+	}
+	return out, true
 }
 
 func (g *gen) segmentWork(a scenarios.Action, event history.SignalKind) ([]scenarios.Step, bool) {

@@ -90,14 +90,17 @@ const (
 	TimeToFence Invariant = "TimeToFence"
 	// TimeToAck is the acknowledgement bound, judged only when the scenario sets one.
 	TimeToAck Invariant = "TimeToAck"
+	// ServesAfterHeal: once every fault healed, the copies settle and an active one serves;
+	// judged only when the scenario asks for it (expect.serves_after_heal).
+	ServesAfterHeal Invariant = "ServesAfterHeal"
 )
 
 // Invariants lists every invariant name, in the checker's report order: the safety
-// invariants, then the liveness bounds TimeToFence and TimeToAck.
+// invariants, then the liveness bounds TimeToFence and TimeToAck, then ServesAfterHeal.
 func Invariants() []Invariant {
 	return []Invariant{NoAckedWriteLoss, MutualExclusion, AckAttribution, FencedTerminal, SeqMonotonic,
 		NoSpuriousFencing, TargetAcksAreDurable, HydrationIntegrity, OwnerNeverReadUnsealed,
-		StoreLinearizable, RecoverySeesAcked, NoSpuriousFailure, HandoffResolves, TimeToFence, TimeToAck}
+		StoreLinearizable, RecoverySeesAcked, NoSpuriousFailure, HandoffResolves, TimeToFence, TimeToAck, ServesAfterHeal}
 }
 
 // CorrectVariant is the name of the correct protocol, fence.Correct, for the packages that

@@ -412,6 +412,9 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	cr.mu.Unlock()
 	cr.gates.openAll()
 	cr.healAll()
+	if cr.c.Scenario.Expect.ServesAfterHeal {
+		cr.healProbe(ctx)
+	}
 	settle, cancelSettle := cr.clock.WithTimeout(ctx, settleTimeout)
 	if err := cr.cluster.Settle(settle); err != nil {
 		cr.log.Warn("writers did not settle", "err", err)
@@ -562,7 +565,7 @@ func (cr *cellRun) expect() checker.Expect {
 	sc := cr.c.Scenario
 	// Serving is judged in kill cells too: a variant may be expected to break HandoffResolves.
 	e := checker.Expect{MinAcked: sc.Expect.MinAcked, MaxTimeToFence: sc.Expect.MaxTimeToFence, MaxTimeToAck: sc.Expect.MaxTimeToAck, Serving: sc.Expect.Serving,
-		Retain: writers.DefaultRetain, Preflight: cr.preflight}
+		ServesAfterHeal: sc.Expect.ServesAfterHeal, Retain: writers.DefaultRetain, Preflight: cr.preflight}
 	cr.mu.Lock()
 	e.TrafficEnd = cr.trafficEnd
 	cr.mu.Unlock()

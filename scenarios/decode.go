@@ -159,7 +159,7 @@ func (p *parser) invariantList(n *yaml.Node, field string) []string {
 
 func (p *parser) expect(n *yaml.Node, e *Expect) {
 	f := p.fields(n, "expect", "verdict", "violated", "fenced", "serving", "min_acked", "faults_must_fire", "max_time_to_fence",
-		"max_time_to_ack")
+		"max_time_to_ack", "serves_after_heal")
 	if v, ok := f["verdict"]; ok {
 		e.Verdict = p.oneOf(v, "expect.verdict", []string{"pass", "fail"})
 	}
@@ -185,5 +185,8 @@ func (p *parser) expect(n *yaml.Node, e *Expect) {
 	}
 	if v, ok := f["max_time_to_ack"]; ok {
 		e.MaxTimeToAck = p.duration(v, "expect.max_time_to_ack")
+	}
+	if v, ok := f["serves_after_heal"]; ok {
+		e.ServesAfterHeal = p.boolean(v, "expect.serves_after_heal")
 	}
 }

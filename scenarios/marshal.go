@@ -292,6 +292,9 @@ func writeExpect(b *strings.Builder, e Expect) {
 	if e.MaxTimeToAck != 0 {
 		fmt.Fprintf(b, "  max_time_to_ack: %s\n", FormatDuration(e.MaxTimeToAck))
 	}
+	if e.ServesAfterHeal {
+		b.WriteString("  serves_after_heal: true\n")
+	}
 }
 
 // FormatDuration prints a duration the way the catalogue writes them: 2s, 1500ms, 50ms, 0s; a

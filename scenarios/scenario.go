@@ -73,6 +73,9 @@ type Expect struct {
 	FaultsMustFire string              // "all" (default) or "none"
 	MaxTimeToFence time.Duration
 	MaxTimeToAck   time.Duration
+	// ServesAfterHeal: once every fault healed, the copies must settle and an active one
+	// serve (the invariant ServesAfterHeal); generated schedules ask for it.
+	ServesAfterHeal bool
 }
 
 // Pos is a position in a scenario file.

@@ -248,12 +248,10 @@ func (rl *relocation) handOver(ctx context.Context) error {
 			}
 		}, w.c.bg.Done)
 	}
-	if opts.Abort == history.AbortAfterTargetAcks {
-		// The answer is lost; the source gives up only after the target has served.
-		if err := w.c.bus.WaitAcked(ctx, target.id, opts.TargetAcks); err != nil {
-			return err
-		}
-		return errors.New("handoff answer lost (the target adopted and acknowledged)")
+	if opts.Abort == history.AbortAfterTargetAcks && !hf.loseMessage {
+		// The answer is lost; the source gives up only after the target has served, or
+		// stopped before it could (a lost message, below, falls to the answer timeout).
+		return rl.awaitTargetAcks(ctx)
 	}
 	t := w.c.cfg.Clock.NewTimer(opts.AnswerTimeout)
 	defer t.Stop()
@@ -361,7 +359,7 @@ func (rl *relocation) revert(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 		sp.End(fenceOutcome(err), err)
-		if !retryable(err) || ctx.Err() != nil {
+		if !retryable(err) && !untold(err) || ctx.Err() != nil {
 			return false, err
 		}
 		if !w.backoff(ctx, attempt) {
@@ -431,4 +429,38 @@ func revertResult(resumed bool) RelocationResult {
 		return RelocationResumed
 	}
 	return RelocationStoodDown
+}
+
+// awaitTargetAcks is the source's wait when the abort point loses the handoff's answer after
+// the target served: it gives up once the target has acknowledged opts.TargetAcks ops, or
+// once the target stopped without doing so (it crashed, was fenced or gave the handoff up), so
+// the source never waits for good on a target that will not serve.
+func (rl *relocation) awaitTargetAcks(ctx context.Context) error {
+	b, t := rl.src.c.bus, rl.target.id
+	stopped := []history.SignalKind{history.SigCrashed, history.SigFenced, history.SigStoodDown}
+	b.mu.Lock()
+	before := make([]int, len(stopped))
+	for i, k := range stopped {
+		before[i] = b.counts[busKey{t, k}]
+	}
+	b.mu.Unlock()
+	served := false
+	err := b.waitFor(ctx, func() bool {
+		if served = b.acked[t] >= rl.opts.TargetAcks; served {
+			return true
+		}
+		for i, k := range stopped {
+			if b.counts[busKey{t, k}] > before[i] {
+				return true
+			}
+		}
+		return false
+	})
+	switch {
+	case err != nil:
+		return err
+	case served:
+		return errors.New("handoff answer lost (the target adopted and acknowledged)")
+	}
+	return errors.New("handoff answer lost (the target stopped before it acknowledged)")
 }

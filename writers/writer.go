@@ -371,3 +371,10 @@ func (w *Writer) backoff(ctx context.Context, n int) bool {
 // so placing each grant's generations at last+1+s*genStride puts a later grant strictly
 // above anything an earlier grantee can still write.
 func grantBase(last, s int64) int64 { return last + 1 + s*genStride }
+
+// untold reports whether err is a refusal that says nothing about the request (the store's
+// configuration refused it: a 403, a credential rotated, a policy not yet propagated). A
+// relocation source's revert tries again after one, as after an unknown outcome: its
+// retained token is still the only way back to the chain, and giving up would leave the
+// source blocked for good, owning the chain or not.
+func untold(err error) bool { return errors.Is(err, store.ErrConfig) }

@@ -1,0 +1,68 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// relocationFault gives two relocations in five (a relocation kind's, a source's first) a
+// request rule on one of the relocation's own requests, set inline at the source's protocol
+// event so it meets that request and no other: the source's transfer (its first fence write
+// after it drained), its revert (the first after it transferred, when the relocation aborts),
+// the target's hydration (its first reads of one kind of segment file, or of the reference
+// set's listing, once the source drained) or the target's adoption (its first fence write
+// once the source transferred). The action is a 500 or 503, a lost answer, a hold, or a 403
+// AccessDenied, which neither a transfer nor a hydration retries: the relocation then fails
+// part way, and what its source and target do next is what the rule is for. Rules spread
+// over every request meet these few too seldom. Drawn from a stream of its own.
+func (g *gen) relocationFault(pr scenarios.Params) (scenarios.Step, bool) {
+	d := g.handoffs
+	src, dst := pr.Writer, pr.Target
+	if g.relocs == nil {
+		g.relocs = map[string]int{}
+	}
+	g.relocs[src]++
+	if g.o.System != nil || d.IntN(5) >= 2 || g.relocs[src] > 1 {
+		return scenarios.Step{}, false
+	}
+	aborts := pr.AbortAt != history.AbortNone || pr.LoseHandoff
+	what := []string{"transfer", "revert", "target-hydration", "target-adoption"}[d.IntN(4)]
+	if what == "revert" && !aborts {
+		what = "transfer"
+	}
+	g.rules++
+	r := faults.Rule{Method: "PUT", Key: "*fence__*", Header: "If-Match", Nth: 1, Count: 1 + d.IntN(3)}
+	on, path := history.SigDrained, src
+	switch what {
+	case "revert":
+		on = history.SigTransferred
+	case "target-hydration":
+		path = dst
+		r.Method, r.Header = "GET", ""
+		r.Key = []string{"*/segments/metadata/metadata__?*", "*/segments/metadata/metadata__", "*/segments/data/*"}[d.IntN(3)]
+	case "target-adoption":
+		on, path = history.SigTransferred, dst
+	}
+	switch act := []string{"status-500", "status-503", "status-403", string(faults.DropResponse), string(faults.Delay)}[d.IntN(5)]; act {
+	case "status-500", "status-503":
+		r.Action, r.Status = faults.SyntheticStatus, map[string]int{"status-500": 500, "status-503": 503}[act]
+	case "status-403":
+		r.Action, r.Status, r.Code = faults.SyntheticStatus, 403, "AccessDenied"
+	case string(faults.Delay):
+		r.Action, r.Delay = faults.Delay, time.Duration(10+d.IntN(60))*10*time.Millisecond
+	default:
+		r.Action = faults.Action(act)
+	}
+	r.Name = fmt.Sprintf("%s-%s-%d", strings.TrimPrefix(httpKind(r), "status-"), what, g.rules)
+	if r.Action == faults.SyntheticStatus {
+		r.Name = "status-" + r.Name
+	}
+	return scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
+		After:  &scenarios.EventTrigger{Writer: src, Event: on, Count: 1},
+		Params: scenarios.Params{Writer: path, Rule: r}}, true
+}

@@ -1,0 +1,97 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencebench/fencebench/checker"
+	"github.com/fencebench/fencebench/env"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// Once every fault healed the copies must settle and serve (expect.serves_after_heal): the
+// bench gives each active copy an op and waits. A source whose revert succeeded but that
+// never lifts its block stays relocating for good and fails ServesAfterHeal, where the correct
+// source acknowledges the op it was given. A source whose handoff answer is lost after the
+// target served must not wait for good on a target that crashed before it could: it gives up,
+// reverts and serves again.
+func TestServesAfterHealOnTheSimulatedStack(t *testing.T) {
+	// The two schedules share their cast, traffic and expectation; only the steps differ.
+	schedule := func(name, steps string) string {
+		return "name: " + name + `
+duration: 1s
+writers:
+  - {id: a, role: primary, term: 3}
+  - {id: t, role: standby}
+traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 40ms}
+steps:
+` + steps + `expect:
+  verdict: pass
+  serves_after_heal: true
+`
+	}
+	blocked := schedule("heal-blocked", `  - after: {writer: a, event: acked, count: 2}
+    relocate: {writer: a, target: t, abort: before-target-writes, lose_handoff: true}
+`)
+	crashed := schedule("heal-target-crashed", `  - after: {writer: a, event: acked, count: 2}
+    relocate: {writer: a, target: t, abort: after-target-acks}
+  - after: {writer: t, event: hydrated}
+    crash: t
+`)
+	for _, c := range []struct {
+		yaml, variant string
+		want          checker.Verdict
+		stuck         string // the writer recorded stuck, "" for none
+	}{
+		{blocked, "correct", checker.Pass, ""},
+		{blocked, "resume-stays-blocked", checker.Fail, "a"},
+		{crashed, "correct", checker.Pass, ""},
+	} {
+		sc, err := scenarios.Parse("heal.yaml", []byte(c.yaml), scenarios.Options{Variants: variants()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(sc.Name+"/"+c.variant, func(t *testing.T) {
+			e := &exploration{o: ExploreOptions{Variant: c.variant, Prefix: "x/"}, dir: t.TempDir()}
+			res := e.run(context.Background(), env.NewSim(0), sc, 3)
+			if res.Verdict != c.want {
+				t.Fatalf("verdict %s, want %s: %v", res.Verdict, c.want, res.Result.Reasons)
+			}
+			if c.want == checker.Fail && !slices.Contains(violatedBy(res), checker.ServesAfterHeal) {
+				t.Fatalf("ServesAfterHeal not among the failed invariants %v", violatedBy(res))
+			}
+			var heal, probedAndAcked bool
+			acked := map[int64]bool{}
+			for _, ev := range res.Events {
+				if ev.Kind == history.Ack {
+					for _, op := range ev.Ops {
+						acked[op] = true
+					}
+				}
+			}
+			stuck := ""
+			for _, ev := range res.Events {
+				switch {
+				case ev.Kind == history.Heal:
+					heal = true
+				case heal && ev.Kind == history.Op && ev.Writer == "a" && ev.Outcome != history.Fail:
+					probedAndAcked = acked[ev.Ops[0]]
+				case ev.Kind == history.Stuck:
+					stuck = ev.Writer
+					if !strings.Contains(ev.Detail, "relocating") {
+						t.Errorf("stuck in %q, want relocating", ev.Detail)
+					}
+				}
+			}
+			if !heal || stuck != c.stuck {
+				t.Fatalf("heal recorded: %v; stuck: %q, want %q", heal, stuck, c.stuck)
+			}
+			if c.want == checker.Pass && !probedAndAcked {
+				t.Fatalf("the source was not given an op after the heal, or did not acknowledge it")
+			}
+		})
+	}
+}
