@@ -12,8 +12,8 @@ import (
 type healJudge struct{ *index }
 
 // servesAfterHeal judges the wait the bench records after its Heal event: every Stuck event
-// (a copy still promoting or relocating, or active with an op unacknowledged, at the end of
-// the bounded wait) is a violation, and so is an op given to a copy after the heal (an Op
+// (a copy still promoting, relocating or recovering, or active with an op unacknowledged, at
+// the end of the bounded wait) is a violation, and so is an op given to a copy after the heal (an Op
 // event invoked after it and not refused) that no Ack holds, unless its copy has a Fenced or
 // Crash event after the op. Safety checks cannot see a copy that a failed step left blocked
 // (a relocation source that never serves again, a promotion that never ends, a sync loop

@@ -39,8 +39,8 @@ var guarantees = map[history.Invariant]string{
 	TimeToFence: "every superseded writer that keeps acting is fenced within the scenario's bound",
 	TimeToAck: "every op given to a writer serving undisturbed (no fault, no stop, no other writer's claim, " +
 		"adoption, revert or transfer) is acknowledged within the scenario's bound",
-	ServesAfterHeal: "once every fault healed, no copy stays promoting or relocating, and every op then given to an active " +
-		"copy is acknowledged, unless that copy is fenced or crashes first",
+	ServesAfterHeal: "once every fault healed, no copy stays promoting or relocating (or recovering while a copy at the highest term serves), " +
+		"and every op then given to an active copy is acknowledged, unless that copy is fenced or crashes first",
 }
 
 func newResult(name history.Invariant) InvariantResult {

@@ -649,3 +649,72 @@ func TestGenerateArmsInlineFenceRulesAtStepEvents(t *testing.T) {
 	}
 	t.Logf("%d inline fence rules at events the schedule's own steps make", stepEvents)
 }
+
+// Relocations drawn by the relocate kind get, in some schedules, a rule on one of their own
+// requests, armed at the source's event just before that request (the transfer and the
+// target's hydration or, prehydrating, at the relocation's own trigger; the revert, only
+// when the relocation aborts, and the target's adoption once the source transferred) and on
+// the path of the copy that makes it; some relocations prehydrate. Every such rule fits one
+// relocation of its schedule, and each of the four requests is drawn.
+func TestGenerateFaultsARelocationsOwnRequests(t *testing.T) {
+	seen := map[string]int{}
+	prehydrated := 0
+	fits := func(st scenarios.Step, what string, reloc scenarios.Step) bool {
+		pr := reloc.Params
+		path, on := pr.Writer, history.SigDrained
+		switch what {
+		case "revert":
+			if pr.AbortAt == history.AbortNone && !pr.LoseHandoff {
+				return false
+			}
+			on = history.SigTransferred
+		case "target-hydration":
+			path = pr.Target
+			if pr.Prehydrate && reflect.DeepEqual(st.After, reloc.After) && st.At == reloc.At && st.Params.Writer == path {
+				return true
+			}
+		case "target-adoption":
+			path, on = pr.Target, history.SigTransferred
+		}
+		return st.Params.Writer == path && st.After != nil && *st.After == (scenarios.EventTrigger{Writer: pr.Writer, Event: on, Count: 1})
+	}
+	for seed := uint64(1); seed <= 3000; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var relocs []scenarios.Step
+		for _, st := range sc.Steps {
+			if st.Action == scenarios.Relocate {
+				relocs = append(relocs, st)
+				if st.Params.Prehydrate {
+					prehydrated++
+				}
+			}
+			name := st.Params.Rule.Name
+			if st.Action != scenarios.HTTP || !strings.HasPrefix(name, "status-") && !strings.HasPrefix(name, "drop-response-") &&
+				!strings.HasPrefix(name, "delay-") {
+				continue
+			}
+			for _, what := range []string{"target-hydration", "target-adoption", "transfer", "revert"} {
+				if !strings.HasSuffix(strings.TrimRight(name, "0123456789"), "-"+what+"-") {
+					continue
+				}
+				if !slices.ContainsFunc(relocs, func(r scenarios.Step) bool { return fits(st, what, r) }) {
+					t.Fatalf("seed %d: the rule %s (on %s, at %+v) fits none of the relocations before it", seed, name,
+						st.Params.Writer, st.After)
+				}
+				seen[what]++
+			}
+		}
+	}
+	for _, w := range []string{"transfer", "revert", "target-hydration", "target-adoption"} {
+		if seen[w] < 3 {
+			t.Fatalf("in 3000 schedules, %d rules on a relocation's %s; want at least 3 (%v)", seen[w], w, seen)
+		}
+	}
+	if prehydrated < 10 {
+		t.Fatalf("in 3000 schedules, %d relocations prehydrate; want at least 10", prehydrated)
+	}
+	t.Logf("rules on a relocation's own requests: %v; %d relocations prehydrate", seen, prehydrated)
+}

@@ -15,13 +15,14 @@ import (
 // event so it meets that request and no other: the source's transfer (its first fence write
 // after it drained), its revert (the first after it transferred, when the relocation aborts),
 // the target's hydration (its first reads of one kind of segment file, or of the reference
-// set's listing, once the source drained) or the target's adoption (its first fence write
+// set's listing, once the source drained, or as the relocation starts when the target
+// hydrates while the source still serves) or the target's adoption (its first fence write
 // once the source transferred). The action is a 500 or 503, a lost answer, a hold, or a 403
 // AccessDenied, which neither a transfer nor a hydration retries: the relocation then fails
 // part way, and what its source and target do next is what the rule is for. Rules spread
 // over every request meet these few too seldom. Drawn from a stream of its own.
-func (g *gen) relocationFault(pr scenarios.Params) (scenarios.Step, bool) {
-	d := g.handoffs
+func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
+	d, pr := g.handoffs, reloc.Params
 	src, dst := pr.Writer, pr.Target
 	if g.relocs == nil {
 		g.relocs = map[string]int{}
@@ -61,6 +62,11 @@ func (g *gen) relocationFault(pr scenarios.Params) (scenarios.Step, bool) {
 	r.Name = fmt.Sprintf("%s-%s-%d", strings.TrimPrefix(httpKind(r), "status-"), what, g.rules)
 	if r.Action == faults.SyntheticStatus {
 		r.Name = "status-" + r.Name
+	}
+	if what == "target-hydration" && pr.Prehydrate {
+		// The target hydrates as the relocation starts, before the source drains: the rule
+		// is set by the relocation's own trigger, inline, before the target's first read.
+		return g.later(reloc, scenarios.HTTP, scenarios.Params{Writer: path, Rule: r}, 0), true
 	}
 	return scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 		After:  &scenarios.EventTrigger{Writer: src, Event: on, Count: 1},

@@ -240,16 +240,19 @@ func (g *gen) relocate(room int) ([]scenarios.Step, bool) {
 	pr := scenarios.Params{Writer: src, Target: dst,
 		AbortAt:     draw(g.dice, []history.AbortPoint{history.AbortNone, history.AbortNone, history.AbortBeforeTargetWrites, history.AbortAfterTargetAcks}),
 		LoseHandoff: g.chance(0.3)}
+	// A quarter of the relocations hydrate the target while the source still serves (its own
+	// stream, after the rest): a hydration that fails then must leave both as they were.
+	pr.Prehydrate = g.handoffs.IntN(4) == 0
 	if g.o.System != nil {
 		// A system's relocation is the bench's relocate, then a promotion of the target at a
-		// new term: the simulated copies' abort and lost handoff are theirs alone.
-		pr.AbortAt, pr.LoseHandoff = history.AbortNone, false
+		// new term: the simulated copies' abort, lost handoff and prehydration are theirs alone.
+		pr.AbortAt, pr.LoseHandoff, pr.Prehydrate = history.AbortNone, false, false
 		g.c.newTerm()
 	}
 	st := g.step(scenarios.Relocate, pr)
 	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone)
 	out := []scenarios.Step{st}
-	if rf, ok := g.relocationFault(pr); ok && room >= 2 {
+	if rf, ok := g.relocationFault(st); ok && room >= 2 {
 		out = append(out, rf)
 	}
 	return out, true

@@ -105,11 +105,11 @@ const (
 	// Heal: every fault of the run was healed at Complete (the bench's own event, no Writer).
 	// With expect.serves_after_heal the bench then gives each copy that is active an op of
 	// its own and waits, for a bounded time, until every copy has left the steps that move
-	// the chain (promoting, relocating) and each op it gave was acknowledged, or its copy
-	// fenced or crashed.
+	// the chain (promoting, relocating; recovering, once a copy at the highest term served) and each op it gave
+	// was acknowledged, or its copy fenced or crashed.
 	Heal Kind = "heal"
 	// Stuck: at the end of that wait, Writer was still in the state Detail names (promoting,
-	// relocating, or active with the op it was given unacknowledged).
+	// relocating, recovering, or active with the op it was given unacknowledged).
 	Stuck Kind = "stuck"
 )
 

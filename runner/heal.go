@@ -22,9 +22,10 @@ const healBound = 30 * time.Second
 // the copies become active) and waits until no copy is promoting or relocating and every op
 // it gave is acknowledged, or its copy is no longer active (fenced, crashed). A copy still
 // in such a step at the bound is recorded as Stuck, with the state it is in; the checker
-// judges both. A relocation target waiting for its handoff, and a copy recovering, are not
-// waited for: a target whose source lost the message, or a recovery with no primary left to
-// recover from, waits for good in a correct protocol.
+// judges both. A copy recovering is waited for once a copy at the highest term granted served
+// the op it was given (a recovery with no such primary to recover from waits for good in a
+// correct protocol); a
+// relocation target waiting for its handoff is not (one whose source lost the message does).
 func (cr *cellRun) healProbe(ctx context.Context) {
 	cr.rec.Record(history.Event{Kind: history.Heal})
 	bctx, cancel := cr.clock.WithTimeout(ctx, healBound)
@@ -32,7 +33,8 @@ func (cr *cellRun) healProbe(ctx context.Context) {
 	bus := cr.cluster.Bus()
 	given := map[*writers.Writer]int64{} // the copy's acknowledged count before its op
 	for {
-		var busy []*writers.Writer
+		var busy, recovering []*writers.Writer
+		served := false
 		for _, w := range cr.cluster.Writers() {
 			switch w.State() {
 			case writers.StateActive:
@@ -46,10 +48,21 @@ func (cr *cellRun) healProbe(ctx context.Context) {
 				}
 				if bus.Acked(w.ID()) <= before {
 					busy = append(busy, w)
+				} else if w.Term() >= cr.cluster.MaxTerm() {
+					served = true
 				}
 			case writers.StatePromoting, writers.StateRelocating:
 				busy = append(busy, w)
+			case writers.StateRecovering:
+				recovering = append(recovering, w)
 			}
+		}
+		if served {
+			// A copy at the highest term granted serves: a recovery has a primary to recover
+			// from, and must finish. (Below a higher grant, say a promotion that crashed
+			// after creating its term's key, a recovery rightly starts over until a new
+			// promotion settles who is primary.)
+			busy = append(busy, recovering...)
 		}
 		if len(busy) == 0 {
 			return

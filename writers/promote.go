@@ -49,7 +49,7 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	w.c.noteTerm(term)
 	g := w.c.grants.Add(1)
 	w.mu.Lock()
-	w.role.grant, w.role.synced = g, false
+	w.role.grant, w.role.synced, w.role.seq = g, false, 0
 	w.mu.Unlock()
 
 	ctx, cancel := w.bind(ctx)

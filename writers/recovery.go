@@ -318,21 +318,21 @@ func (c *Cluster) sourceLost(src *Writer, term, grants int64) string {
 
 // supersedes names a copy promoted after src that is taking or holds its place: promoting or
 // active at a higher term, or at src's term with a later grant (an equal-term twin), or one
-// that synced there and has crashed or been fenced since (src's chain is no longer its own,
-// and what that copy acknowledged is not in src's snapshot), "" when there is none. A
-// relocation target is no such copy: it carries src's recoveries on.
+// that synced there and has crashed or been fenced since, unless src synced past it on the
+// term's key (src's chain is no longer its own, and what that copy acknowledged is not in
+// src's snapshot), "" if none; a relocation target is none: it carries src's recoveries on.
 func (c *Cluster) supersedes(src *Writer, term int64) string {
 	src.mu.Lock()
-	own := src.role.grant
+	own, ownSeq := src.role.grant, src.role.seq
 	src.mu.Unlock()
 	for _, w := range c.Writers() {
 		if w == src {
 			continue
 		}
 		w.mu.Lock()
-		st, t, g, synced := w.role.state, w.role.term, w.role.grant, w.role.synced
+		st, t, g, synced, seq := w.role.state, w.role.term, w.role.grant, w.role.synced, w.role.seq
 		w.mu.Unlock()
-		stopped := (st == StateCrashed || st == StateFenced) && synced
+		stopped := (st == StateCrashed || st == StateFenced) && synced && (t != term || seq >= ownSeq)
 		if (st == StatePromoting || st == StateActive || stopped) && g > 0 && (t > term || (t == term && g > own)) {
 			return w.id
 		}

@@ -40,13 +40,13 @@ func (r RelocationResult) String() string {
 
 // handoff is the primary context a relocation source hands to its target.
 type handoff struct {
-	from    string
-	term    int64
-	lineage []string
-	lastGen int64
-	seq     int64 // chain seq of the transfer
-	segGen  int64
-	segRefs []string
+	from       string
+	term       int64
+	lineage    []string
+	lastGen    int64
+	seq, grant int64 // chain seq of the transfer; the source's grant, which the target carries on
+	segGen     int64
+	segRefs    []string
 	// recoveries are the copies with an ongoing or finished recovery from the source.
 	recoveries []*Writer
 }
@@ -106,7 +106,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	// 3. Hand the primary context over.
 	w.mu.Lock()
 	h := handoff{from: w.id, term: term, lineage: slices.Clone(w.log.lineage), lastGen: w.log.lastGen,
-		seq: w.f.Seq(), segGen: w.segs.gen, segRefs: slices.Clone(w.segs.refs), recoveries: slices.Clone(w.repl.recoveries)}
+		seq: w.f.Seq(), grant: w.role.grant, segGen: w.segs.gen, segRefs: slices.Clone(w.segs.refs), recoveries: slices.Clone(w.repl.recoveries)}
 	// A recovery that started before this moment finds out that its primary relocated.
 	w.repl.epoch++
 	w.mu.Unlock()
@@ -392,7 +392,7 @@ func (w *Writer) receiveHandoff(h handoff) error {
 	if w.role.state != StateTarget {
 		return fmt.Errorf("handoff to %s: it became %s: %w", w.id, w.role.state, ErrNotServing)
 	}
-	w.f, w.role.target = f, true
+	w.f, w.role.target, w.role.grant = f, true, h.grant // the source's place in the term's grant order
 	if w.c.cfg.Variant != fence.TargetIgnoresRecoveries {
 		// The target replicates to every copy its source had started recovering.
 		w.repl.follow(h.recoveries...)

@@ -1,14 +1,12 @@
 package writers
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/history"
-	"github.com/fencebench/fencebench/store"
 )
 
 // A handoff message delayed past the answer timeout is not lost: the source gives up and
@@ -70,15 +68,22 @@ func TestRevertRetriesAnUnansweredWrite(t *testing.T) {
 	r.requireDurable(r.audit())
 }
 
-// A revert whose conditional write the store refuses outright (a 403, which no retry cures)
-// is not retried: the relocation returns the store's error after that one attempt.
-func TestRevertGivesUpOnARefusedWrite(t *testing.T) {
-	r, _, _, res, err := relocateWithFailedRevert(t, forbidden)
-	if !errors.Is(err, store.ErrConfig) || res == RelocationResumed {
-		t.Fatalf("relocation whose revert is refused with a 403: %+v, %v; want the store's error", res, err)
+// A revert whose conditional write the store refuses outright (a 403: a credential rotated,
+// a policy not yet propagated) is tried again too: the refusal says nothing about the write,
+// the retained token is the source's only way back, and giving up would leave the source
+// blocked for good (ServesAfterHeal). Once the store accepts the request the source resumes.
+func TestRevertRetriesARefusedWrite(t *testing.T) {
+	r, a, _, res, err := relocateWithFailedRevert(t, forbidden)
+	if err != nil || res != RelocationResumed {
+		t.Fatalf("relocation whose revert is refused with a 403 once: %+v, %v; want the source resumed", res, err)
 	}
-	if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome == history.OK {
-		t.Fatalf("revert events %+v; want the one refused attempt", rv)
+	rv := r.events(history.Revert, "a")
+	if len(rv) < 2 || rv[0].Outcome == history.OK || !strings.Contains(rv[0].Err, "403") && !strings.Contains(rv[0].Err, "AccessDenied") ||
+		rv[len(rv)-1].Outcome != history.OK {
+		t.Fatalf("revert events %+v; want the refused attempt, then one that resumed", rv)
+	}
+	if a.State() != StateActive {
+		t.Fatalf("source %s, want active", a.State())
 	}
 }
 

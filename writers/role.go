@@ -14,8 +14,10 @@ type role struct {
 	// copies at one term (an equal-term twin), the later grant is the primary.
 	grant int64
 	// synced is true once a sync at this grant was durable: the copy's chain moved past
-	// whatever it superseded, even if it crashed or was fenced since.
+	// whatever it superseded, even if it crashed or was fenced since. seq is the fence seq
+	// of its latest such sync: a copy at the same term whose chain is past it holds it.
 	synced  bool
+	seq     int64
 	changed chan struct{} // closed and replaced on every change Settle cares about
 }
 

@@ -271,7 +271,7 @@ func (w *Writer) syncOnce(b batch, attempt int) error {
 	}
 	w.mu.Lock()
 	w.log.commit(b, lineage)
-	w.role.synced = true
+	w.role.synced, w.role.seq = true, seq
 	w.role.notify()
 	w.mu.Unlock()
 	// Replicated after the lineage names the ops and before they are acknowledged, as a
