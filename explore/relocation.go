@@ -10,17 +10,18 @@ import (
 	"github.com/fencebench/fencebench/scenarios"
 )
 
-// relocationFault gives two relocations in five (a relocation kind's, a source's first) a
+// relocationFault gives three relocations in five (a relocation kind's, a source's first) a
 // request rule on one of the relocation's own requests, set inline at the source's protocol
 // event so it meets that request and no other: the source's transfer (its first fence write
 // after it drained), its revert (the first after it transferred, when the relocation aborts),
 // the target's hydration (its first reads of one kind of segment file, or of the reference
 // set's listing, once the source drained, or as the relocation starts when the target
 // hydrates while the source still serves) or the target's adoption (its first fence write
-// once the source transferred). The action is a 500 or 503, a lost answer, a hold, or a 403
-// AccessDenied, which neither a transfer nor a hydration retries: the relocation then fails
-// part way, and what its source and target do next is what the rule is for. Rules spread
-// over every request meet these few too seldom. Drawn from a stream of its own.
+// once the source transferred). The action is a 500 or 503, a lost answer, a hold, or (a
+// third of the time) a 403 AccessDenied, which neither a transfer nor a hydration retries:
+// the relocation then fails part way, and what its source and target do next is what the
+// rule is for. Rules spread over every request meet these few too seldom. Drawn from a
+// stream of its own.
 func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 	d, pr := g.handoffs, reloc.Params
 	src, dst := pr.Writer, pr.Target
@@ -28,7 +29,7 @@ func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 		g.relocs = map[string]int{}
 	}
 	g.relocs[src]++
-	if g.o.System != nil || d.IntN(5) >= 2 || g.relocs[src] > 1 {
+	if g.o.System != nil || d.IntN(5) >= 3 || g.relocs[src] > 1 {
 		return scenarios.Step{}, false
 	}
 	aborts := pr.AbortAt != history.AbortNone || pr.LoseHandoff
@@ -49,7 +50,9 @@ func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 	case "target-adoption":
 		on, path = history.SigTransferred, dst
 	}
-	switch act := []string{"status-500", "status-503", "status-403", string(faults.DropResponse), string(faults.Delay)}[d.IntN(5)]; act {
+	// A 403 a third of the time: the transfer retries every other answer, so only a refusal
+	// makes it fail, and a hydration gives up on one at once.
+	switch act := []string{"status-500", "status-503", "status-403", "status-403", string(faults.DropResponse), string(faults.Delay)}[d.IntN(6)]; act {
 	case "status-500", "status-503":
 		r.Action, r.Status = faults.SyntheticStatus, map[string]int{"status-500": 500, "status-503": 503}[act]
 	case "status-403":
