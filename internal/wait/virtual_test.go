@@ -201,21 +201,35 @@ func TestVirtualClocksAreIndependent(t *testing.T) {
 
 // A goroutine out of the scheduler's sight for a moment (here a system call; a GC assist
 // parks one the same way) while the only timer pending is far away, as a cell's deadline is
-// while its primary's first store call runs: the time line must not jump to that timer.
+// while its primary's first store call runs: the time line must not jump to that timer. The
+// driver waits out such a goroutine for the confirmation span of the jump (20ms here): a round
+// whose 1ms system call the machine stretched past that span (a loaded machine running other
+// tests beside this one, under the race detector) asks for more than the driver promises and
+// is not counted; most rounds must count.
 func TestVirtualLongJumpWaitsOutAnUnseenGoroutine(t *testing.T) {
+	counted := 0
 	for range 20 {
 		c := Virtual()
 		read := c.Stopwatch()
 		ctx, cancel := c.WithTimeout(context.Background(), 63*time.Second)
+		start := time.Now()
 		nap(time.Millisecond) // unseen: the driver finds nothing running
+		took := time.Since(start)
 		got, err := read(), ctx.Err()
 		cancel()
+		if took >= confirmMax/2 {
+			continue // the system call outlasted (half) the span the driver waits out
+		}
+		counted++
 		if err != nil {
-			t.Fatalf("the time line jumped to the deadline (%v) while a goroutine was in a system call", got)
+			t.Fatalf("the time line jumped to the deadline (%v) while a goroutine was in a %v system call", got, took)
 		}
 		if got >= time.Second {
 			t.Fatalf("the time line moved %v while a goroutine was in a system call", got)
 		}
+	}
+	if counted < 10 {
+		t.Fatalf("only %d of 20 rounds had their 1ms system call end within half the driver's span", counted)
 	}
 	if confirmation(50*time.Millisecond) != 0 || confirmation(time.Second) != time.Millisecond ||
 		confirmation(time.Hour) != confirmMax {
