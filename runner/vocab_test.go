@@ -10,9 +10,9 @@ import (
 
 // TestScenarioInvariantsAreTheCheckers: the invariant names a scenario may list are exactly
 // the ones the checker judges, in the same order: every invariant it always judges, then the
-// two bounds (scenarios cannot import the checker).
+// two bounds and ServesAfterHeal (scenarios cannot import the checker).
 func TestScenarioInvariantsAreTheCheckers(t *testing.T) {
-	judged := append(slices.Clone(checker.Invariants), checker.TimeToFence, checker.TimeToAck)
+	judged := append(slices.Clone(checker.Invariants), checker.TimeToFence, checker.TimeToAck, checker.ServesAfterHeal)
 	if !slices.Equal(scenarios.Invariants, judged) {
 		t.Fatalf("scenarios.Invariants\n  %v\nthe checker judges\n  %v", scenarios.Invariants, judged)
 	}
