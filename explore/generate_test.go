@@ -718,3 +718,32 @@ func TestGenerateFaultsARelocationsOwnRequests(t *testing.T) {
 	}
 	t.Logf("rules on a relocation's own requests: %v; %d relocations prehydrate", seen, prehydrated)
 }
+
+// Every schedule drawn for the simulated copies asks for ServesAfterHeal, in its YAML too (a
+// shrunk or saved schedule replays with it); one drawn for a system, whose nodes' state the
+// bench cannot see, does not.
+func TestGeneratedSchedulesAskForServesAfterHeal(t *testing.T) {
+	l := Limits{Promote: true, Twin: true, Pause: true, Relocate: true, Events: systemEvents,
+		Check: func(*scenarios.Scenario) error { return nil }}
+	for seed := uint64(1); seed <= 200; seed++ {
+		sc, err := Generate(seed, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := scenarios.Parse("explore.yaml", sc.Raw, scenarios.Options{Variants: variantNames()})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !sc.Expect.ServesAfterHeal || !back.Expect.ServesAfterHeal {
+			t.Fatalf("seed %d does not ask for ServesAfterHeal (drawn %v, in its YAML %v)", seed,
+				sc.Expect.ServesAfterHeal, back.Expect.ServesAfterHeal)
+		}
+		sys, err := Generate(seed, GenOptions{System: &l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sys.Expect.ServesAfterHeal {
+			t.Fatalf("seed %d asks a system for ServesAfterHeal", seed)
+		}
+	}
+}

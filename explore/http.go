@@ -3,7 +3,9 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
@@ -122,18 +124,8 @@ func (g *gen) shape(r *faults.Rule, act string, fam family) {
 			r.Header = "If-None-Match"
 		}
 	}
-	switch act {
-	case "status-409", "status-500", "status-503":
-		r.Action = faults.SyntheticStatus
-		r.Status = map[string]int{"status-409": 409, "status-500": 500, "status-503": 503}[act]
-	case string(faults.Delay):
-		r.Action, r.Delay = faults.Delay, g.ms(10, 1000)
-	case string(faults.StripConditions):
-		r.Action = faults.StripConditions
-		g.strip = true
-	default:
-		r.Action = faults.Action(act)
-	}
+	setAction(r, act, func() time.Duration { return g.ms(10, 1000) })
+	g.strip = g.strip || r.Action == faults.StripConditions
 }
 
 // httpKind is the fault kind of a request rule: its action, a status with its code
@@ -143,6 +135,24 @@ func httpKind(r faults.Rule) string {
 		return fmt.Sprintf("status-%d", r.Status)
 	}
 	return string(r.Action)
+}
+
+// setAction makes r do act, an action as the generator names it: "status-NNN" answers that
+// status (a 403 with AccessDenied, as deny gives it), "delay" holds for delay(), drawn only
+// then, and any other name is the action itself. The inverse of httpKind.
+func setAction(r *faults.Rule, act string, delay func() time.Duration) {
+	if code, ok := strings.CutPrefix(act, "status-"); ok {
+		r.Action = faults.SyntheticStatus
+		r.Status, _ = strconv.Atoi(code)
+		if r.Status == 403 {
+			r.Code = "AccessDenied"
+		}
+		return
+	}
+	r.Action = faults.Action(act)
+	if r.Action == faults.Delay {
+		r.Delay = delay()
+	}
 }
 
 // deny turns a 5xx status rule, one time in five, into a 403 AccessDenied: a refusal that

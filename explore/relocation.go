@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
@@ -52,20 +51,9 @@ func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 	}
 	// A 403 a third of the time: the transfer retries every other answer, so only a refusal
 	// makes it fail, and a hydration gives up on one at once.
-	switch act := []string{"status-500", "status-503", "status-403", "status-403", string(faults.DropResponse), string(faults.Delay)}[d.IntN(6)]; act {
-	case "status-500", "status-503":
-		r.Action, r.Status = faults.SyntheticStatus, map[string]int{"status-500": 500, "status-503": 503}[act]
-	case "status-403":
-		r.Action, r.Status, r.Code = faults.SyntheticStatus, 403, "AccessDenied"
-	case string(faults.Delay):
-		r.Action, r.Delay = faults.Delay, time.Duration(10+d.IntN(60))*10*time.Millisecond
-	default:
-		r.Action = faults.Action(act)
-	}
-	r.Name = fmt.Sprintf("%s-%s-%d", strings.TrimPrefix(httpKind(r), "status-"), what, g.rules)
-	if r.Action == faults.SyntheticStatus {
-		r.Name = "status-" + r.Name
-	}
+	act := []string{"status-500", "status-503", "status-403", "status-403", string(faults.DropResponse), string(faults.Delay)}[d.IntN(6)]
+	setAction(&r, act, func() time.Duration { return time.Duration(10+d.IntN(60)) * 10 * time.Millisecond })
+	r.Name = fmt.Sprintf("%s-%s-%d", act, what, g.rules)
 	if what == "target-hydration" && pr.Prehydrate {
 		// The target hydrates as the relocation starts, before the source drains: the rule
 		// is set by the relocation's own trigger, inline, before the target's first read.

@@ -118,16 +118,8 @@ func (g *gen) twinContest() []scenarios.Step {
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("%s-after-twin-%d", act, g.rules), Method: "PUT", Key: "*fence__*",
 		Header: "If-Match", Nth: 1, Count: 1 + g.r.IntN(2)}
-	switch act {
-	case string(faults.StripConditions):
-		r.Action = faults.StripConditions
-		g.strip = true
-	case string(faults.DropResponse):
-		r.Action = faults.DropResponse
-	default:
-		r.Action = faults.SyntheticStatus
-		r.Status = map[string]int{"status-409": 409, "status-500": 500}[act]
-	}
+	setAction(&r, act, nil) // no hold among the acts
+	g.strip = g.strip || r.Action == faults.StripConditions
 	ev := draw(g.dice, []history.SignalKind{history.SigClaimed, history.SigPromoted})
 	rule := scenarios.Step{Action: scenarios.HTTP, Trigger: scenarios.TriggerAfter,
 		Params: scenarios.Params{Writer: "a", Rule: r},

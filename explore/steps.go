@@ -201,14 +201,7 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("%s-first-%s-read-%d", act, fam.name, g.rules), Key: fam.key, Method: "GET",
 		Nth: 1, Count: 1 + g.reads.IntN(2)}
-	switch act {
-	case "status-500", "status-503":
-		r.Action, r.Status = faults.SyntheticStatus, map[string]int{"status-500": 500, "status-503": 503}[act]
-	case string(faults.Delay):
-		r.Action, r.Delay = faults.Delay, time.Duration(10+g.reads.IntN(50))*10*time.Millisecond
-	default:
-		r.Action = faults.Action(act)
-	}
+	setAction(&r, act, func() time.Duration { return time.Duration(10+g.reads.IntN(50)) * 10 * time.Millisecond })
 	g.deny(&r)
 	return scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP, Params: scenarios.Params{Writer: w, Rule: r}}, true
 }

@@ -24,8 +24,8 @@ const healBound = 30 * time.Second
 // in such a step at the bound is recorded as Stuck, with the state it is in; the checker
 // judges both. A copy recovering is waited for once a copy at the highest term granted served
 // the op it was given (a recovery with no such primary to recover from waits for good in a
-// correct protocol); a
-// relocation target waiting for its handoff is not (one whose source lost the message does).
+// correct protocol); a relocation target waiting for its handoff is not (one whose source
+// lost the message does).
 func (cr *cellRun) healProbe(ctx context.Context) {
 	cr.rec.Record(history.Event{Kind: history.Heal})
 	bctx, cancel := cr.clock.WithTimeout(ctx, healBound)

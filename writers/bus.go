@@ -123,3 +123,26 @@ func (b *Bus) waitFor(ctx context.Context, cond func() bool) error {
 		}
 	}
 }
+
+// waitAckedOrStopped blocks until writer has acknowledged at least ops ops (served), or has
+// emitted one of stops since the wait began (it stopped before it served), or ctx ends.
+func (b *Bus) waitAckedOrStopped(ctx context.Context, writer string, ops int64, stops ...history.SignalKind) (served bool, err error) {
+	b.mu.Lock()
+	before := make([]int, len(stops))
+	for i, k := range stops {
+		before[i] = b.counts[busKey{writer, k}]
+	}
+	b.mu.Unlock()
+	err = b.waitFor(ctx, func() bool {
+		if served = b.acked[writer] >= ops; served {
+			return true
+		}
+		for i, k := range stops {
+			if b.counts[busKey{writer, k}] > before[i] {
+				return true
+			}
+		}
+		return false
+	})
+	return served, err
+}

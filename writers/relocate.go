@@ -436,26 +436,8 @@ func revertResult(resumed bool) RelocationResult {
 // once the target stopped without doing so (it crashed, was fenced or gave the handoff up), so
 // the source never waits for good on a target that will not serve.
 func (rl *relocation) awaitTargetAcks(ctx context.Context) error {
-	b, t := rl.src.c.bus, rl.target.id
-	stopped := []history.SignalKind{history.SigCrashed, history.SigFenced, history.SigStoodDown}
-	b.mu.Lock()
-	before := make([]int, len(stopped))
-	for i, k := range stopped {
-		before[i] = b.counts[busKey{t, k}]
-	}
-	b.mu.Unlock()
-	served := false
-	err := b.waitFor(ctx, func() bool {
-		if served = b.acked[t] >= rl.opts.TargetAcks; served {
-			return true
-		}
-		for i, k := range stopped {
-			if b.counts[busKey{t, k}] > before[i] {
-				return true
-			}
-		}
-		return false
-	})
+	served, err := rl.src.c.bus.waitAckedOrStopped(ctx, rl.target.id, rl.opts.TargetAcks,
+		history.SigCrashed, history.SigFenced, history.SigStoodDown)
 	switch {
 	case err != nil:
 		return err
