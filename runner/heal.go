@@ -24,8 +24,9 @@ const healBound = 30 * time.Second
 // in such a step at the bound is recorded as Stuck, with the state it is in; the checker
 // judges both. A copy recovering is waited for once a copy at the highest term granted served
 // the op it was given (a recovery with no such primary to recover from waits for good in a
-// correct protocol); a relocation target waiting for its handoff is not (one whose source
-// lost the message does).
+// correct protocol). A relocation target is waited for too: its handoff message is on its
+// way (a relocation whose message was lost, or held for an abort, returns its target to
+// standby when it ends), so it must adopt the chain or give the handoff up.
 func (cr *cellRun) healProbe(ctx context.Context) {
 	cr.rec.Record(history.Event{Kind: history.Heal})
 	bctx, cancel := cr.clock.WithTimeout(ctx, healBound)
@@ -51,7 +52,7 @@ func (cr *cellRun) healProbe(ctx context.Context) {
 				} else if w.Term() >= cr.cluster.MaxTerm() {
 					served = true
 				}
-			case writers.StatePromoting, writers.StateRelocating:
+			case writers.StatePromoting, writers.StateRelocating, writers.StateTarget:
 				busy = append(busy, w)
 			case writers.StateRecovering:
 				recovering = append(recovering, w)

@@ -133,3 +133,26 @@ func TestARecoveryFromATwinThatTookTheChainBackFinishes(t *testing.T) {
 		t.Fatal("c never finished its recovery")
 	}
 }
+
+// A relocation whose held handoff message is never sent (its source crashed while it waited
+// for the answer) returns its target to standby: ServesAfterHeal waits for targets, and a
+// target left reserved would be Stuck.
+func TestATargetWhoseHeldMessageIsNeverSentStandsBy(t *testing.T) {
+	sc, err := scenarios.LoadFile("testdata/held-handoff-source-crash.yaml", scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &exploration{o: ExploreOptions{Prefix: "x/"}, dir: t.TempDir()}
+	res := e.run(context.Background(), env.NewSim(0), sc, sc.Seed)
+	if res.Verdict != checker.Pass {
+		t.Fatalf("verdict %s, want pass: %v", res.Verdict, res.Result.Reasons)
+	}
+	crashed, heal := false, false
+	for _, ev := range res.Events {
+		crashed = crashed || ev.Writer == "a" && ev.Kind == history.Crash
+		heal = heal || ev.Kind == history.Heal
+	}
+	if !crashed || !heal {
+		t.Fatalf("the source crashed: %v, the heal recorded: %v; want both", crashed, heal)
+	}
+}

@@ -122,6 +122,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	}
 	sp.End(history.Fail, herr)
 	if ctx.Err() != nil {
+		rl.release()
 		return res, fmt.Errorf("relocate %s: %w", w.id, ctx.Err())
 	}
 
@@ -282,6 +283,7 @@ func (rl *relocation) abort(ctx context.Context) (RelocationResult, error) {
 	w, target, h := rl.src, rl.target, rl.h
 	resumed, err := rl.revert(ctx)
 	if err != nil {
+		rl.release()
 		return res, fmt.Errorf("relocate %s: revert: %w", w.id, err)
 	}
 	res = revertResult(resumed)
@@ -445,4 +447,14 @@ func (rl *relocation) awaitTargetAcks(ctx context.Context) error {
 		return errors.New("handoff answer lost (the target adopted and acknowledged)")
 	}
 	return errors.New("handoff answer lost (the target stopped before it acknowledged)")
+}
+
+// release returns the target to standby when the relocation ends without a handoff message
+// that will reach it (lost, or held for an abort that did not finish): a target reserved for
+// a message that never comes would otherwise wait as a target for good. A target that heard
+// of the relocation answers for itself.
+func (rl *relocation) release() {
+	if rl.hf.loseMessage || rl.held() {
+		rl.target.leave(StateTarget, StateStandby)
+	}
 }
