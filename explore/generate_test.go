@@ -658,13 +658,13 @@ func TestGenerateArmsInlineFenceRulesAtStepEvents(t *testing.T) {
 // relocation of its schedule, and each of the four requests is drawn.
 func TestGenerateFaultsARelocationsOwnRequests(t *testing.T) {
 	seen := map[string]int{}
-	prehydrated := 0
+	prehydrated, lostMessages := 0, 0
 	fits := func(st scenarios.Step, what string, reloc scenarios.Step) bool {
 		pr := reloc.Params
 		path, on := pr.Writer, history.SigDrained
 		switch what {
 		case "revert":
-			if pr.AbortAt == history.AbortNone && !pr.LoseHandoff {
+			if pr.AbortAt == history.AbortNone && !pr.LoseHandoff && !pr.LoseMessage {
 				return false
 			}
 			on = history.SigTransferred
@@ -689,6 +689,12 @@ func TestGenerateFaultsARelocationsOwnRequests(t *testing.T) {
 				relocs = append(relocs, st)
 				if st.Params.Prehydrate {
 					prehydrated++
+				}
+				if st.Params.LoseMessage {
+					if st.Params.AbortAt != history.AbortNone || st.Params.LoseHandoff {
+						t.Fatalf("seed %d: a relocation loses its message beside an abort point or a lost answer: %+v", seed, st.Params)
+					}
+					lostMessages++
 				}
 			}
 			name := st.Params.Rule.Name
@@ -716,7 +722,10 @@ func TestGenerateFaultsARelocationsOwnRequests(t *testing.T) {
 	if prehydrated < 10 {
 		t.Fatalf("in 3000 schedules, %d relocations prehydrate; want at least 10", prehydrated)
 	}
-	t.Logf("rules on a relocation's own requests: %v; %d relocations prehydrate", seen, prehydrated)
+	if lostMessages < 10 {
+		t.Fatalf("in 3000 schedules, %d relocations lose their handoff message; want at least 10", lostMessages)
+	}
+	t.Logf("rules on a relocation's own requests: %v; %d relocations prehydrate, %d lose the message", seen, prehydrated, lostMessages)
 }
 
 // Every schedule drawn for the simulated copies asks for ServesAfterHeal, in its YAML too (a

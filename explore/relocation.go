@@ -31,7 +31,7 @@ func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 	if g.o.System != nil || d.IntN(5) >= 3 || g.relocs[src] > 1 {
 		return scenarios.Step{}, false
 	}
-	aborts := pr.AbortAt != history.AbortNone || pr.LoseHandoff
+	aborts := pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.LoseMessage
 	what := []string{"transfer", "revert", "target-hydration", "target-adoption"}[d.IntN(4)]
 	if what == "revert" && !aborts {
 		what = "transfer"

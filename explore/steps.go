@@ -224,7 +224,8 @@ func (g *gen) crash(room int) ([]scenarios.Step, bool) {
 	return out, true
 }
 
-// relocate hands the primary's term to a standby, sometimes aborting or losing the answer.
+// relocate hands the primary's term to a standby, sometimes aborting or losing the answer or
+// the message.
 func (g *gen) relocate(room int) ([]scenarios.Step, bool) {
 	if len(g.c.standby) == 0 || !contains(g.c.active, g.c.primary) {
 		return nil, false
@@ -236,14 +237,17 @@ func (g *gen) relocate(room int) ([]scenarios.Step, bool) {
 	// A quarter of the relocations hydrate the target while the source still serves (its own
 	// stream, after the rest): a hydration that fails then must leave both as they were.
 	pr.Prehydrate = g.handoffs.IntN(4) == 0
+	// Half of the others with no abort point lose the message itself (same stream): the
+	// target never hears of the relocation, and the source reverts once its answer times out.
+	pr.LoseMessage = pr.AbortAt == history.AbortNone && !pr.LoseHandoff && g.handoffs.IntN(2) == 0
 	if g.o.System != nil {
 		// A system's relocation is the bench's relocate, then a promotion of the target at a
 		// new term: the simulated copies' abort, lost handoff and prehydration are theirs alone.
-		pr.AbortAt, pr.LoseHandoff, pr.Prehydrate = history.AbortNone, false, false
+		pr.AbortAt, pr.LoseHandoff, pr.LoseMessage, pr.Prehydrate = history.AbortNone, false, false, false
 		g.c.newTerm()
 	}
 	st := g.step(scenarios.Relocate, pr)
-	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone)
+	g.c.handOff(src, dst, pr.AbortAt == history.AbortNone && !pr.LoseMessage)
 	out := []scenarios.Step{st}
 	if rf, ok := g.relocationFault(st); ok && room >= 2 {
 		out = append(out, rf)

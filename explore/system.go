@@ -95,7 +95,7 @@ func (l *Limits) refuses(st scenarios.Step) string {
 		if !l.Relocate || !l.Promote {
 			return "the system takes no relocation"
 		}
-		if pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.Prehydrate {
+		if pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.LoseMessage || pr.Prehydrate {
 			return "a system's relocation has no abort, lost handoff or prehydration"
 		}
 	case scenarios.Pause, scenarios.Resume:

@@ -134,25 +134,27 @@ func TestARecoveryFromATwinThatTookTheChainBackFinishes(t *testing.T) {
 	}
 }
 
-// A relocation whose held handoff message is never sent (its source crashed while it waited
-// for the answer) returns its target to standby: ServesAfterHeal waits for targets, and a
-// target left reserved would be Stuck.
-func TestATargetWhoseHeldMessageIsNeverSentStandsBy(t *testing.T) {
-	sc, err := scenarios.LoadFile("testdata/held-handoff-source-crash.yaml", scenarios.Options{Variants: variants()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &exploration{o: ExploreOptions{Prefix: "x/"}, dir: t.TempDir()}
-	res := e.run(context.Background(), env.NewSim(0), sc, sc.Seed)
-	if res.Verdict != checker.Pass {
-		t.Fatalf("verdict %s, want pass: %v", res.Verdict, res.Result.Reasons)
-	}
-	crashed, heal := false, false
-	for _, ev := range res.Events {
-		crashed = crashed || ev.Writer == "a" && ev.Kind == history.Crash
-		heal = heal || ev.Kind == history.Heal
-	}
-	if !crashed || !heal {
-		t.Fatalf("the source crashed: %v, the heal recorded: %v; want both", crashed, heal)
+// A relocation whose handoff message is never sent (held for an abort, or lost, and its source
+// crashed while it waited for the answer) returns its target to standby: ServesAfterHeal
+// waits for targets, and a target left reserved would be Stuck.
+func TestATargetWhoseMessageNeverComesStandsBy(t *testing.T) {
+	for _, file := range []string{"held-handoff-source-crash.yaml", "lost-handoff-message-source-crash.yaml"} {
+		sc, err := scenarios.LoadFile("testdata/"+file, scenarios.Options{Variants: variants()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &exploration{o: ExploreOptions{Prefix: "x/"}, dir: t.TempDir()}
+		res := e.run(context.Background(), env.NewSim(0), sc, sc.Seed)
+		if res.Verdict != checker.Pass {
+			t.Fatalf("%s: verdict %s, want pass: %v", file, res.Verdict, res.Result.Reasons)
+		}
+		crashed, heal := false, false
+		for _, ev := range res.Events {
+			crashed = crashed || ev.Writer == "a" && ev.Kind == history.Crash
+			heal = heal || ev.Kind == history.Heal
+		}
+		if !crashed || !heal {
+			t.Fatalf("%s: the source crashed: %v, the heal recorded: %v; want both", file, crashed, heal)
+		}
 	}
 }

@@ -191,7 +191,7 @@ func ValidateForSystem(sc *scenarios.Scenario, h system.Hello, pausable bool) er
 		case st.Action == scenarios.Relocate:
 			need(st.Pos, what, system.CapRelocate)
 			need(st.Pos, what+", which promotes its target", system.CapPromote)
-			if pr := st.Params; pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.Prehydrate {
+			if pr := st.Params; pr.AbortAt != history.AbortNone || pr.LoseHandoff || pr.LoseMessage || pr.Prehydrate {
 				errs = append(errs, fmt.Sprintf("line %d: %s: abort, lose_handoff and prehydrate act on the simulated copies' own handoff; "+
 					"a system's relocation is relocate to the source, then promote of the target", st.Pos.Line, what))
 			}

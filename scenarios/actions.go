@@ -187,14 +187,16 @@ func (st Step) Fault() faults.Fault {
 }
 
 // HandoffFault is the fault a relocate step puts on the handoffs of its source, in the
-// bench's one fault model; nil when it puts none. `lose_handoff: true` loses the target's
-// answer: the target takes over, and the source gives up after its answer timeout and
-// reverts. With an abort point the abort decides what befalls the handoff (before-target-writes
+// bench's one fault model; nil when it puts none. `lose_handoff: true` (or `answer`) loses
+// the target's answer: the target takes over, and the source gives up after its answer
+// timeout and reverts. `lose_handoff: message` loses the message: the target never hears of
+// the relocation, the source reverts after its timeout and the target is a standby again. With an abort point the abort decides what befalls the handoff (before-target-writes
 // holds the message until the source has given up, after-target-acks loses the answer once
 // the target has served), and lose_handoff adds nothing.
 func (st Step) HandoffFault() faults.Fault {
-	if st.Action != Relocate || !st.Params.LoseHandoff || st.Params.AbortAt != history.AbortNone {
+	pr := st.Params
+	if st.Action != Relocate || !pr.LoseHandoff && !pr.LoseMessage || pr.AbortAt != history.AbortNone {
 		return nil
 	}
-	return faults.HandoffFault(st.FaultName(), faults.Handoff{LoseAnswer: true})
+	return faults.HandoffFault(st.FaultName(), faults.Handoff{LoseAnswer: pr.LoseHandoff, LoseMessage: pr.LoseMessage})
 }

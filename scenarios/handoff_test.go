@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,8 +9,9 @@ import (
 )
 
 // lose_handoff means one thing in the one fault model: with no abort point, the target's
-// answer is lost (a handoff fault on the source's link, named after the step); with an abort
-// point, the abort decides the handoff's fate and the step puts no fault on it.
+// answer (true, answer) or the message itself (message) is lost, a handoff fault on the
+// source's link named after the step; with an abort point, the abort decides the handoff's
+// fate and the step puts no fault on it.
 func TestLoseHandoffIsAHandoffFault(t *testing.T) {
 	for _, tc := range []struct {
 		relocate string
@@ -20,6 +22,10 @@ func TestLoseHandoffIsAHandoffFault(t *testing.T) {
 		{"{writer: a, target: b}", nil},
 		{"{writer: a, target: b, abort: before-target-writes, lose_handoff: true}", nil},
 		{"{writer: a, target: b, abort: after-target-acks, lose_handoff: true}", nil},
+		{"{writer: a, target: b, lose_handoff: answer}", &faults.Handoff{LoseAnswer: true}},
+		{"{writer: a, target: b, lose_handoff: message}", &faults.Handoff{LoseMessage: true}},
+		{"{writer: a, target: b, lose_handoff: false}", nil},
+		{"{writer: a, target: b, abort: before-target-writes, lose_handoff: message}", nil},
 	} {
 		doc := "name: h\ndescription: a relocation whose handoff may lose its answer, to see what the loader makes of it.\n" +
 			"duration: 2s\nwriters:\n  - {id: a, role: primary, term: 1}\n  - {id: b, role: standby}\n" +
@@ -62,3 +68,37 @@ func (l *handoffs) FaultHandoffs(_ string, loseMessage, loseAnswer bool, delay t
 }
 
 func (l *handoffs) HealHandoffs(string) error { return nil }
+
+// lose_handoff takes true, false, answer or message; anything else is refused with the file,
+// line and field, and a lost message survives a round trip through the marshaller.
+func TestLoseHandoffSpellings(t *testing.T) {
+	doc := func(v string) string {
+		return "name: h\ndescription: a relocation whose handoff may lose its message, to see what the loader makes of it.\n" +
+			"duration: 2s\nwriters:\n  - {id: a, role: primary, term: 1}\n  - {id: b, role: standby}\n" +
+			"traffic: {clients: 1, rate: 10/s}\nsteps:\n  - at: 500ms\n    relocate: {writer: a, target: b, lose_handoff: " + v + "}\n"
+	}
+	for _, bad := range []string{"both", "yes", "[message]"} {
+		_, err := Parse("h.yaml", []byte(doc(bad)), Options{})
+		if err == nil || !strings.Contains(err.Error(), "h.yaml:10") || !strings.Contains(err.Error(), "lose_handoff") {
+			t.Errorf("lose_handoff: %s: error %v, want one naming h.yaml:10 and lose_handoff", bad, err)
+		}
+	}
+	sc, err := Parse("h.yaml", []byte(doc("message")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := sc.Steps[0].Params; !pr.LoseMessage || pr.LoseHandoff {
+		t.Fatalf("lose_handoff: message gave %+v", pr)
+	}
+	out, err := Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse("h.yaml", out, Options{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if pr := again.Steps[0].Params; !pr.LoseMessage || pr.LoseHandoff {
+		t.Fatalf("after a round trip, lose_handoff: message gave %+v:\n%s", pr, out)
+	}
+}

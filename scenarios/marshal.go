@@ -205,6 +205,9 @@ func paramValue(name string, pr Params) (string, bool) {
 	case "abort":
 		return scalar(string(pr.AbortAt)), pr.AbortAt != history.AbortNone
 	case "lose_handoff":
+		if pr.LoseMessage {
+			return "message", true
+		}
 		return "true", pr.LoseHandoff
 	case "prehydrate":
 		return "true", pr.Prehydrate

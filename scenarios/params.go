@@ -127,7 +127,19 @@ func decodeRelocate(d *decoder, pr *Params) {
 		}
 	}
 	if v, ok := d.opt("lose_handoff"); ok {
-		pr.LoseHandoff = d.p.boolean(v, d.at("lose_handoff"))
+		// true (or answer) loses the target's answer, message the message itself.
+		switch v.Value {
+		case "answer":
+			pr.LoseHandoff = true
+		case "message":
+			pr.LoseMessage = true
+		default:
+			if v.Kind == yaml.ScalarNode && v.Value != "true" && v.Value != "false" {
+				d.p.errf(v, d.at("lose_handoff"), "expected true, false, answer or message, got %q", v.Value)
+				break
+			}
+			pr.LoseHandoff = d.p.boolean(v, d.at("lose_handoff"))
+		}
 	}
 	if v, ok := d.opt("prehydrate"); ok {
 		pr.Prehydrate = d.p.boolean(v, d.at("prehydrate"))

@@ -137,7 +137,8 @@ type Params struct {
 	// relocate
 	Target      string
 	AbortAt     history.AbortPoint // history.AbortNone, or where the relocation aborts
-	LoseHandoff bool               // the fault it puts on the handoff: Step.HandoffFault
+	LoseHandoff bool               // the fault it puts on the handoff, the answer lost: Step.HandoffFault
+	LoseMessage bool               // lose_handoff: message, the message itself lost
 	Prehydrate  bool               // the target hydrates while the source still serves, before the source blocks
 	// recover: a third copy hydrating while the primary works
 	From string
