@@ -71,7 +71,8 @@
 //     source does not survive, or a copy that owns the chain and serves nothing, is a
 //     failure, not a low count.
 //   - When the scenario asks for it ([Expect].ServesAfterHeal), ServesAfterHeal fails when,
-//     once every fault healed, a copy stays promoting or relocating to the end of the wait
+//     once every fault healed, a copy stays promoting, relocating or a relocation's target
+//     (or recovering while a copy at the highest term served) to the end of the wait
 //     the bench records, or an op then given to an active copy is never acknowledged while
 //     that copy is neither fenced nor crashed: a failed step must not leave a copy blocked.
 //   - A run that exercised nothing does not pass: a declared fault that never fired, fewer
