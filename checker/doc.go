@@ -47,7 +47,11 @@
 //     copy or the store, or the copy crashing, pausing or restarting while it ran explains it.
 //     A promotion retries what has an unknown outcome until it succeeds or is fenced: one
 //     that ended unknown is explained only by its copy crashing or restarting, its context
-//     ending, or its hydration's bounded attempts running out.
+//     ending, or its hydration's bounded attempts running out. A fence step (claim, CAS,
+//     adoption, transfer, revert) is also held to the definite answer its last conditional
+//     write got: a 403 AccessDenied fails it (a configuration error is neither retried nor
+//     fencing), a 404 to If-Match fences it (a revert stands down), and neither ends it as
+//     an unknown outcome or a success.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
 //     the term it gave up: no acknowledgement and no ownership acquisition afterwards; and
 //     a step that came back fenced is not tried again at its term by the same incarnation,

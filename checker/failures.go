@@ -74,6 +74,19 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 			first = p
 		}
 	}
+	if mp, n, answer := x.misreadAnswer(); n > 0 && r.Violations == 0 {
+		// No step failed without a cause, but one ended in a way its own write's definite
+		// answer rules out.
+		f := &x.ev[mp]
+		r.Status, r.Violations = Fail, n
+		r.Explanation = fmt.Sprintf("%s ended as %s although its conditional write got %s, a definite answer "+
+			"(403 AccessDenied fails the step, 404 to If-Match fences it)", plural(n, "fence step", "fence steps"), f.Outcome, answer)
+		r.Narrative = fmt.Sprintf("%s %s's %s at term %d ended %s (%s) at %s, yet its last conditional write on %s got %s: "+
+			"the protocol takes a configuration error for a failure and a key gone for fencing, never for an unknown outcome",
+			secs(f.Invoke), f.Writer, f.Kind, f.Term, f.Outcome, f.Err, secs(f.Complete), f.Key, answer)
+		r.Counterexample = x.idsOf(mp)
+		return r
+	}
 	if judged == 0 {
 		r.Explanation = "no protocol step failed"
 		return r

@@ -298,3 +298,52 @@ func TestAFencedAnswerTheWriterDoesNotRecordFails(t *testing.T) {
 		})
 	}
 }
+
+// A fence step is held to the definite answer its last conditional write got: a 403
+// AccessDenied fails it (never ambiguous, ok or fenced), a 404 to If-Match fences it (or,
+// for a revert, fails it: the source stands down), never an unknown outcome or a success.
+// Any other answer, an answer to an earlier write of the step, or another key's write, leave
+// the step to the rest of the invariant.
+func TestAFenceStepIsHeldToItsWritesDefiniteAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		kind    history.Kind
+		status  int
+		code    string
+		outcome history.Outcome
+		key     string
+		later   bool // another write of the step, answered as asked, follows the one above
+		want    Verdict
+	}{
+		{"a 403 taken for an unknown outcome", history.CAS, 403, "AccessDenied", history.Ambiguous, k5, false, Fail},
+		{"a 403 taken for success", history.Claim, 403, "AccessDenied", history.OK, k5, false, Fail},
+		{"a 403 taken for fencing", history.Transfer, 403, "AccessDenied", history.FencedOut, k5, false, Fail},
+		{"a 403 that fails the step", history.CAS, 403, "AccessDenied", history.Fail, k5, false, Pass},
+		{"a 404 taken for an unknown outcome", history.CAS, 404, "NoSuchKey", history.Ambiguous, k5, false, Fail},
+		{"a 404 taken for success", history.Adopt, 404, "", history.OK, k5, false, Fail},
+		{"a 404 that fences", history.CAS, 404, "NoSuchKey", history.FencedOut, k5, false, Pass},
+		{"a 404 that stands a revert down", history.Revert, 404, "NoSuchKey", history.Fail, k5, false, Pass},
+		{"a 500 is an unknown outcome", history.CAS, 500, "InternalError", history.Ambiguous, k5, false, Pass},
+		{"a 403 to an earlier write of the step", history.Claim, 403, "AccessDenied", history.OK, k5, true, Pass},
+		{"a 403 on another key", history.CAS, 403, "AccessDenied", history.Ambiguous, k6, false, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.add(history.Event{Kind: history.StorePutIfMatch, Writer: "c", Key: tc.key, Invoke: ms(103), Complete: ms(105),
+				Outcome: history.Fail, Status: tc.status, Code: tc.code})
+			if tc.later {
+				h.simple(history.StorePutIfMatch, "c", 0, k5, 106, 108, history.OK, "")
+			}
+			// A failed store call explains a failure, so only the answer's reading is judged.
+			h.add(history.Event{Kind: tc.kind, Writer: "c", Term: 5, Key: k5, Invoke: ms(100), Complete: ms(120),
+				Outcome: tc.outcome, Err: "x"})
+			ir := noSpuriousFailure(t, h)
+			if got := ir.Status; (got == Fail) != (tc.want == Fail) {
+				t.Fatalf("status %s, want %s: %s", got, tc.want, ir.Explanation)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's "+string(tc.kind)+" at term 5") {
+				t.Errorf("narrative %q does not name the step", ir.Narrative)
+			}
+		})
+	}
+}
