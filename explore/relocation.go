@@ -36,6 +36,11 @@ func (g *gen) relocationFault(reloc scenarios.Step) (scenarios.Step, bool) {
 	if what == "revert" && !aborts {
 		what = "transfer"
 	}
+	if pr.Prehydrate && what != "target-hydration" && d.IntN(2) == 0 {
+		// A prehydration's failure must leave both copies as they were: half the rules of a
+		// prehydrating relocation meet its hydration.
+		what = "target-hydration"
+	}
 	g.rules++
 	r := faults.Rule{Method: "PUT", Key: "*fence__*", Header: "If-Match", Nth: 1, Count: 1 + d.IntN(3)}
 	on, path := history.SigDrained, src
