@@ -24,10 +24,10 @@ const accessDenied = "AccessDenied"
 // how many did, and what the answer was.
 func (x *index) misreadAnswer() (first int32, n int, answer string) {
 	type wk struct{ writer, key string }
-	writes := map[wk][]int32{}
+	conds := map[wk][]int32{}
 	for _, p := range x.order {
 		if e := &x.ev[p]; e.Kind == history.StorePutIfAbsent || e.Kind == history.StorePutIfMatch {
-			writes[wk{e.Writer, e.Key}] = append(writes[wk{e.Writer, e.Key}], p)
+			conds[wk{e.Writer, e.Key}] = append(conds[wk{e.Writer, e.Key}], p)
 		}
 	}
 	first = -1
@@ -36,7 +36,7 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 		if !fenceSteps[e.Kind] {
 			continue
 		}
-		ws := writes[wk{e.Writer, e.Key}]
+		ws := conds[wk{e.Writer, e.Key}]
 		// The last write invoked within the step's span (writes are in invoke order).
 		i := sort.Search(len(ws), func(i int) bool { return x.ev[ws[i]].Invoke > e.Complete }) - 1
 		if i < 0 {
