@@ -16,44 +16,68 @@ var fenceSteps = map[history.Kind]bool{
 // A definite answer the protocol classifies one way only (fencing-protocol.md, error
 // classification): 403 AccessDenied is a configuration error, which the step neither
 // retries nor takes for fencing, so it fails; 404 to an If-Match write is a key gone, which
-// fences (a revert stands down), and is never an unknown outcome or a success.
+// fences (a revert stands down), and is never an unknown outcome or a success. An answer the
+// store adapter classified as unknown (no response, a 5xx, a 409 conflict) is the opposite:
+// the step may be retried, so it never fails on it.
 const accessDenied = "AccessDenied"
 
 // misreadAnswer returns the first fence step (a claim, CAS, adoption, transfer or revert)
-// that took the definite answer its last conditional write got for another (-1 if none),
-// how many did, and what the answer was.
+// that took the answer one of its own requests got for another (-1 if none), how many did,
+// and what the answer was. Two requests are read: the step's last conditional write (a 403
+// fails the step, a 404 to If-Match fences it), and its last request of any kind on its key,
+// or listing or batch delete of the fence keys (a 403 neither succeeds nor leaves the
+// outcome unknown; an unknown outcome does not fail the step). A 403 to a read may end a step
+// fenced: a fenced decision is followed by a listing that only names the highest term, or by
+// the withdrawal of a lost key. A step that overlaps another fence step of its writer is not
+// judged: their requests cannot be told apart.
 func (x *index) misreadAnswer() (first int32, n int, answer string) {
 	type wk struct{ writer, key string }
 	conds := map[wk][]int32{}
+	calls := map[wk][]int32{}     // a writer's requests on a fence key; key "": its listings and batch deletes
+	steps := map[string][]int32{} // every fence step of a writer
 	for _, p := range x.order {
-		if e := &x.ev[p]; e.Kind == history.StorePutIfAbsent || e.Kind == history.StorePutIfMatch {
+		switch e := &x.ev[p]; {
+		case fenceSteps[e.Kind]:
+			steps[e.Writer] = append(steps[e.Writer], p)
+		case e.Kind == history.StorePutIfAbsent || e.Kind == history.StorePutIfMatch:
 			conds[wk{e.Writer, e.Key}] = append(conds[wk{e.Writer, e.Key}], p)
+			fallthrough
+		case e.Kind.StoreCall() && isFenceKey(e.Key):
+			calls[wk{e.Writer, e.Key}] = append(calls[wk{e.Writer, e.Key}], p)
+			if e.Kind == history.StoreList || e.Kind == history.StoreDeleteMany {
+				calls[wk{e.Writer, ""}] = append(calls[wk{e.Writer, ""}], p)
+			}
 		}
 	}
 	first = -1
 	for _, p := range x.order {
 		e := &x.ev[p]
-		if !fenceSteps[e.Kind] {
+		if !fenceSteps[e.Kind] || x.overlapsStep(steps[e.Writer], p) {
 			continue
 		}
-		ws := conds[wk{e.Writer, e.Key}]
-		// The last write invoked within the step's span (writes are in invoke order).
-		i := sort.Search(len(ws), func(i int) bool { return x.ev[ws[i]].Invoke > e.Complete }) - 1
-		if i < 0 {
-			continue
+		a := ""
+		if c := x.lastWithin(conds[wk{e.Writer, e.Key}], e); c != nil {
+			switch {
+			case c.Code == accessDenied && e.Outcome != history.Fail:
+				a = fmt.Sprintf("%d %s", c.Status, c.Code)
+			case c.Kind == history.StorePutIfMatch && c.Status == 404 && (c.Code == "" || c.Code == "NoSuchKey") &&
+				(e.Outcome == history.OK || e.Outcome == history.Ambiguous):
+				a = "404 to If-Match"
+			}
 		}
-		c := &x.ev[ws[i]]
-		if c.Invoke < e.Invoke || c.Complete > e.Complete {
-			continue
+		c := x.lastWithin(calls[wk{e.Writer, e.Key}], e)
+		if l := x.lastWithin(calls[wk{e.Writer, ""}], e); c == nil || l != nil && l.Invoke > c.Invoke {
+			c = l
 		}
-		var a string
-		switch {
-		case c.Code == accessDenied && e.Outcome != history.Fail:
-			a = fmt.Sprintf("%d %s", c.Status, c.Code)
-		case c.Kind == history.StorePutIfMatch && c.Status == 404 && (c.Code == "" || c.Code == "NoSuchKey") &&
-			(e.Outcome == history.OK || e.Outcome == history.Ambiguous):
-			a = "404 to If-Match"
-		default:
+		if a == "" && c != nil {
+			switch {
+			case c.Code == accessDenied && (e.Outcome == history.OK || e.Outcome == history.Ambiguous):
+				a = fmt.Sprintf("%d %s to its %s", c.Status, c.Code, c.Kind)
+			case c.Outcome == history.Ambiguous && e.Outcome == history.Fail:
+				a = fmt.Sprintf("no definite answer to its %s", c.Kind)
+			}
+		}
+		if a == "" {
 			continue
 		}
 		if first < 0 {
@@ -62,4 +86,31 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 		n++
 	}
 	return first, n, answer
+}
+
+// lastWithin returns the last of the requests ps (in invoke order) invoked within e's span,
+// if it also completed within it, or nil.
+func (x *index) lastWithin(ps []int32, e *history.Event) *history.Event {
+	i := sort.Search(len(ps), func(i int) bool { return x.ev[ps[i]].Invoke > e.Complete }) - 1
+	if i < 0 {
+		return nil
+	}
+	c := &x.ev[ps[i]]
+	if c.Invoke < e.Invoke || c.Complete > e.Complete {
+		return nil
+	}
+	return c
+}
+
+// overlapsStep reports whether another of the steps ps (one writer's, in invoke order)
+// overlaps step p's span.
+func (x *index) overlapsStep(ps []int32, p int32) bool {
+	e := &x.ev[p]
+	for _, q := range ps {
+		o := &x.ev[q]
+		if q != p && o.Invoke <= e.Complete && e.Invoke <= o.Complete {
+			return true
+		}
+	}
+	return false
 }

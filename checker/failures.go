@@ -79,10 +79,12 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 		// answer rules out.
 		f := &x.ev[mp]
 		r.Status, r.Violations = Fail, n
-		r.Explanation = fmt.Sprintf("%s ended as %s although its conditional write got %s, a definite answer "+
-			"(403 AccessDenied fails the step, 404 to If-Match fences it)", plural(n, "fence step", "fence steps"), f.Outcome, answer)
-		r.Narrative = fmt.Sprintf("%s %s's %s at term %d ended %s (%s) at %s, yet its last conditional write on %s got %s: "+
-			"the protocol takes a configuration error for a failure and a key gone for fencing, never for an unknown outcome",
+		r.Explanation = fmt.Sprintf("%s ended as %s although its own request got %s "+
+			"(403 AccessDenied fails the step, 404 to If-Match fences it, an unknown outcome is retried, never failed)",
+			plural(n, "fence step", "fence steps"), f.Outcome, answer)
+		r.Narrative = fmt.Sprintf("%s %s's %s at term %d ended %s (%s) at %s, yet its last request on %s got %s: "+
+			"the protocol takes a configuration error for a failure, a key gone for fencing and an unknown outcome for "+
+			"one to retry",
 			secs(f.Invoke), f.Writer, f.Kind, f.Term, f.Outcome, f.Err, secs(f.Complete), f.Key, answer)
 		r.Counterexample = x.idsOf(mp)
 		return r

@@ -347,3 +347,54 @@ func TestAFenceStepIsHeldToItsWritesDefiniteAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestAFenceStepIsHeldToItsLastRequestsAnswer: beyond its conditional writes, a fence step
+// is held to the answer of its last request on its key, or listing or batch delete of the
+// fence keys: a 403 neither succeeds nor leaves the outcome unknown, and an unknown outcome
+// (no response, a 5xx, a 409) is retried, never failed.
+func TestAFenceStepIsHeldToItsLastRequestsAnswer(t *testing.T) {
+	const list = "run/idx/0/translog/metadata/fence__"
+	for _, tc := range []struct {
+		name     string
+		step     history.Kind
+		call     history.Kind
+		key      string
+		answer   history.Outcome
+		status   int
+		code     string
+		outcome  history.Outcome
+		overlaps bool // another fence step of the writer overlaps the step
+		want     Verdict
+	}{
+		{"a read with no answer taken for a failure", history.Claim, history.StoreGet, k5, history.Ambiguous, 0, "", history.Fail, false, Fail},
+		{"a 503 to a listing taken for a failure", history.Claim, history.StoreList, list, history.Ambiguous, 503, "SlowDown", history.Fail, false, Fail},
+		{"a sweep with no answer taken for a failure", history.Claim, history.StoreDeleteMany, k6, history.Ambiguous, 0, "", history.Fail, false, Fail},
+		{"a read with no answer, retried", history.CAS, history.StoreGet, k5, history.Ambiguous, 0, "", history.Ambiguous, false, Pass},
+		{"a 403 to a read taken for success", history.Adopt, history.StoreGet, k5, history.Fail, 403, "AccessDenied", history.OK, false, Fail},
+		{"a 403 to a listing taken for an unknown outcome", history.Claim, history.StoreList, list, history.Fail, 403, "AccessDenied", history.Ambiguous, false, Fail},
+		{"a 403 to a read that fails the step", history.Revert, history.StoreGet, k5, history.Fail, 403, "AccessDenied", history.Fail, false, Pass},
+		{"a 403 to the listing after a fenced decision", history.CAS, history.StoreList, list, history.Fail, 403, "AccessDenied", history.FencedOut, false, Pass},
+		{"a read with no answer on another key", history.CAS, history.StoreGet, k6, history.Ambiguous, 0, "", history.Fail, false, Pass},
+		{"a read with no answer while another step runs", history.Claim, history.StoreGet, k5, history.Ambiguous, 0, "", history.Fail, true, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.simple(history.StoreGet, "c", 0, k5, 101, 102, history.OK, "")
+			h.add(history.Event{Kind: tc.call, Writer: "c", Key: tc.key, Invoke: ms(103), Complete: ms(105),
+				Outcome: tc.answer, Status: tc.status, Code: tc.code, Err: "x"})
+			if tc.overlaps {
+				h.add(history.Event{Kind: history.CAS, Writer: "c", Term: 5, Key: k5, Invoke: ms(110), Complete: ms(130),
+					Outcome: history.OK})
+			}
+			h.add(history.Event{Kind: tc.step, Writer: "c", Term: 5, Key: k5, Invoke: ms(100), Complete: ms(120),
+				Outcome: tc.outcome, Err: "x"})
+			ir := noSpuriousFailure(t, h)
+			if got := ir.Status; (got == Fail) != (tc.want == Fail) {
+				t.Fatalf("status %s, want %s: %s", got, tc.want, ir.Explanation)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "c's "+string(tc.step)+" at term 5") {
+				t.Errorf("narrative %q does not name the step", ir.Narrative)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package writers
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -21,7 +20,7 @@ func TestSourceFencedAtItsDrainsSyncStopsThere(t *testing.T) {
 	r.submit(a, 3)
 	r.promote(b, 2)
 	_, err := a.Relocate(ctx(t), tg, RelocateOptions{})
-	if !errors.Is(err, fence.ErrFenced) {
+	if !fence.IsFenced(err) {
 		t.Fatalf("relocating a source superseded with ops buffered: %v; want fenced", err)
 	}
 	var steps []history.Event

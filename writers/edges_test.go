@@ -186,7 +186,7 @@ func TestSourceFencedWhileDrainingIsFenced(t *testing.T) {
 	r.promote(a, 1)
 	r.promote(b, 2)
 	_, err := a.Relocate(ctx(t), tg, RelocateOptions{})
-	if !errors.Is(err, fence.ErrFenced) {
+	if !fence.IsFenced(err) {
 		t.Fatalf("relocating a superseded source: %v; want fenced", err)
 	}
 	if a.State() != StateFenced || len(r.events(history.Fenced, "a")) != 1 || tg.State() != StateStandby {

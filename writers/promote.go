@@ -65,7 +65,7 @@ func (w *Writer) Promote(ctx context.Context, term int64) error {
 	switch {
 	case err == nil:
 		w.emit(history.SigPromoted, ev, 0)
-	case errors.Is(err, fence.ErrFenced):
+	case fence.IsFenced(err):
 		w.becomeFenced(w.c.cfg.Shard.FenceKey(term), err)
 	default:
 		w.leave(StatePromoting, StateStandby)

@@ -17,7 +17,7 @@ func TestPromotionBelowAGrantedTermLeavesTheCopyFenced(t *testing.T) {
 	a, b := r.add("a", nil), r.add("b", nil)
 	r.promote(a, 2)
 	err := b.Promote(ctx(t), 1)
-	if !errors.Is(err, fence.ErrFenced) {
+	if !fence.IsFenced(err) {
 		t.Fatalf("promotion at term 1 under term 2: %v; want fenced", err)
 	}
 	if b.State() != StateFenced {

@@ -95,7 +95,7 @@ func (w *Writer) Relocate(ctx context.Context, target *Writer, opts RelocateOpti
 	// 2. Transfer: the source's last act as owner, uncontested since it is drained.
 	if err := rl.transfer(ctx); err != nil {
 		target.setState(StateStandby)
-		if errors.Is(err, fence.ErrFenced) {
+		if fence.IsFenced(err) {
 			w.becomeFenced(w.f.Key(), err)
 		} else {
 			w.leave(StateRelocating, StateActive)

@@ -45,7 +45,7 @@ func TestTransferRefusedAsFencedFencesTheSource(t *testing.T) {
 		t.Fatalf("a is %s; the test needs it unaware of b", a.State())
 	}
 	_, err := a.Relocate(ctx(t), tg, RelocateOptions{})
-	if !errors.Is(err, fence.ErrFenced) || !strings.Contains(err.Error(), "transfer") {
+	if !fence.IsFenced(err) || !strings.Contains(err.Error(), "transfer") {
 		t.Fatalf("relocation of a superseded source: %v; want its transfer fenced", err)
 	}
 	if a.State() != StateFenced || tg.State() != StateStandby {
@@ -71,7 +71,7 @@ func TestFailedDrainReleasesThePrehydratedTarget(t *testing.T) {
 	r.submit(a, 2) // buffered until the drain
 	r.promote(b, 4)
 	_, err := a.Relocate(ctx(t), tg, RelocateOptions{Prehydrate: true})
-	if !errors.Is(err, fence.ErrFenced) || !strings.Contains(err.Error(), "drain") {
+	if !fence.IsFenced(err) || !strings.Contains(err.Error(), "drain") {
 		t.Fatalf("relocation whose drain is fenced: %v; want the drain's fencing", err)
 	}
 	if r.c.Bus().Count("t", history.SigHydrated) != 1 {

@@ -142,14 +142,14 @@ func (w *Writer) syncLoop() {
 		err := w.flush(reply != nil)
 		if reply != nil && err == nil && !w.c.cfg.NoFence && w.f.Token() == "" {
 			// A source that never synced holds no token yet; transfer needs one.
-			if _, err = w.advance(w.life); errors.Is(err, fence.ErrFenced) {
+			if _, err = w.advance(w.life); fence.IsFenced(err) {
 				w.becomeFenced(w.f.Key(), err)
 			}
 		}
 		if reply != nil {
 			reply <- err
 		}
-		if errors.Is(err, errStopped) || errors.Is(err, fence.ErrFenced) {
+		if errors.Is(err, errStopped) || fence.IsFenced(err) {
 			return
 		}
 	}
@@ -200,7 +200,7 @@ func (w *Writer) syncBatch(b batch) error {
 		if err == nil {
 			return nil
 		}
-		if errors.Is(err, fence.ErrFenced) {
+		if fence.IsFenced(err) {
 			w.becomeFenced(w.f.Key(), err)
 			return err
 		}

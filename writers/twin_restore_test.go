@@ -1,7 +1,6 @@
 package writers
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/fencebench/fencebench/fence"
@@ -29,7 +28,7 @@ func TestACopySupersededBetweenItsSealAndItsRestoreReadIsFenced(t *testing.T) {
 	r.submit(c, 6)
 	r.waitAcked(c, 6)
 	close(hold.release)
-	if err := <-done; !errors.Is(err, fence.ErrFenced) || b.State() != StateFenced {
+	if err := <-done; !fence.IsFenced(err) || b.State() != StateFenced {
 		t.Fatalf("b's promotion, superseded before its restore read: %v, b %s; want it fenced", err, b.State())
 	}
 	if rr := r.events(history.RestoreRead, "b"); len(rr) != 1 || rr[0].Term != 6 {

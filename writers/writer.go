@@ -331,7 +331,7 @@ func fenceOutcome(err error) history.Outcome {
 	switch {
 	case err == nil:
 		return history.OK
-	case errors.Is(err, fence.ErrFenced):
+	case fence.IsFenced(err):
 		return history.FencedOut
 	case retryable(err):
 		return history.Ambiguous
@@ -344,7 +344,7 @@ func fenceOutcome(err error) history.Outcome {
 // tried again: an ambiguous store answer, a 409 conflict, a fence "retryable", a cancelled
 // call.
 func retryable(err error) bool {
-	return errors.Is(err, fence.ErrRetryable) || errors.Is(err, store.ErrAmbiguous) ||
+	return fence.IsRetryable(err) || errors.Is(err, store.ErrAmbiguous) ||
 		errors.Is(err, store.ErrConflict) || errors.Is(err, context.DeadlineExceeded)
 }
 
