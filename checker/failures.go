@@ -74,6 +74,18 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 			first = p
 		}
 	}
+	if gp, n := x.groundlessGiveUp(); n > 0 && r.Violations == 0 {
+		// A relocation target gave the handoff up with nothing failing.
+		g := &x.ev[gp]
+		r.Status, r.Violations = Fail, n
+		r.Explanation = fmt.Sprintf("%s gave a relocation up with no failed store call of its own "+
+			"(a target gives up only when its hydration fails)", plural(n, "relocation target", "relocation targets"))
+		r.Narrative = fmt.Sprintf("%s %s stood down as the relocation target at term %d (%s), yet every store call "+
+			"it had made since it last served, stood down or started was answered as asked",
+			secs(g.Complete), g.Writer, g.Term, g.Err)
+		r.Counterexample = x.idsOf(gp)
+		return r
+	}
 	if mp, n, answer := x.misreadAnswer(); n > 0 && r.Violations == 0 {
 		// No step failed without a cause, but one ended in a way its own write's definite
 		// answer rules out.
@@ -118,6 +130,50 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 		secs(f.Invoke), f.Writer, f.Kind, f.Term, f.Err, secs(f.Invoke), secs(f.Complete))
 	r.Counterexample = x.idsOf(first)
 	return r
+}
+
+// targetGiveUp is the Detail of the StandDown a relocation target records when it gives the
+// handoff up (writers' giveUp).
+const targetGiveUp = "relocation-target"
+
+// groundlessGiveUp returns the first relocation target's stand-down (-1 if none), and how
+// many there are, that no failure of its own explains: a target gives a handoff up only when
+// its hydration failed, so some store call of its incarnation, made since it last ended a
+// step (a stand-down, fence or crash of the writer) or started, did not end ok. A copy that
+// gives up with every request answered as asked refused a relocation for nothing.
+func (x *index) groundlessGiveUp() (first int32, n int) {
+	first = -1
+	for _, p := range x.standDowns {
+		g := &x.ev[p]
+		if g.Detail != targetGiveUp {
+			continue
+		}
+		since := time.Duration(-1)
+		for _, ps := range [][]int32{x.standDowns, x.fenced, x.crashes} {
+			for _, q := range ps {
+				if e := &x.ev[q]; q != p && e.Writer == g.Writer && e.Complete <= g.Invoke && e.Complete > since {
+					since = e.Complete
+				}
+			}
+		}
+		failed := false
+		for q := range x.ev {
+			e := &x.ev[q]
+			if e.Writer == g.Writer && (e.Kind.StoreCall() || e.Kind == history.Hydrate) && e.Outcome != history.OK &&
+				e.Invoke > since && e.Invoke <= g.Invoke {
+				failed = true
+				break
+			}
+		}
+		if failed {
+			continue
+		}
+		if first < 0 {
+			first = p
+		}
+		n++
+	}
+	return first, n
 }
 
 // hydrationAttempts is how many times a promotion's hydration lists and fetches before it

@@ -398,3 +398,43 @@ func TestAFenceStepIsHeldToItsLastRequestsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestATargetGivesUpOnlyOnAFailure: a relocation target's stand-down is explained only by a
+// store call of its own that failed since it last ended a step or started.
+func TestATargetGivesUpOnlyOnAFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		failed history.Kind // a call of the target that failed ("" none)
+		at     int          // when it was invoked
+		detail string       // the stand-down's Detail
+		want   Verdict
+	}{
+		{"a fetch that failed", history.StoreGet, 110, "relocation-target", Pass},
+		{"a listing with no answer", history.StoreList, 105, "relocation-target", Pass},
+		{"nothing failed", "", 0, "relocation-target", Fail},
+		{"a failure before its earlier stand-down", history.StoreGet, 20, "relocation-target", Fail},
+		{"a source's stand-down", "", 0, "", Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			h.add(history.Event{Kind: history.StandDown, Writer: "t", Term: 4, Key: k5, Invoke: ms(40), Complete: ms(40),
+				Err: "earlier"})
+			h.simple(history.StoreList, "t", 5, "run/idx/0/segments/metadata/", 100, 102, history.OK, "")
+			h.add(history.Event{Kind: history.Hydrate, Writer: "t", Term: 5, Key: "run/idx/0/segments/data/s1",
+				Invoke: ms(103), Complete: ms(104), Outcome: history.OK})
+			if tc.failed != "" {
+				h.add(history.Event{Kind: tc.failed, Writer: "t", Term: 5, Key: "run/idx/0/segments/data/s2",
+					Invoke: ms(tc.at), Complete: ms(tc.at + 2), Outcome: history.Ambiguous, Err: "x"})
+			}
+			h.add(history.Event{Kind: history.StandDown, Writer: "t", Term: 5, Key: k5, Invoke: ms(130), Complete: ms(130),
+				Detail: tc.detail, Err: "handoff to t: hydration: x"})
+			ir := noSpuriousFailure(t, h)
+			if got := ir.Status; (got == Fail) != (tc.want == Fail) {
+				t.Fatalf("status %s, want %s: %s", got, tc.want, ir.Explanation)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Narrative, "t stood down as the relocation target at term 5") {
+				t.Errorf("narrative %q does not name the target", ir.Narrative)
+			}
+		})
+	}
+}
