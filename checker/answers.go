@@ -27,9 +27,12 @@ const accessDenied = "AccessDenied"
 // fails the step, a 404 to If-Match fences it), and its last request of any kind on its key,
 // or listing or batch delete of the fence keys (a 403 neither succeeds nor leaves the
 // outcome unknown; an unknown outcome does not fail the step). A 403 to a read may end a step
-// fenced: a fenced decision is followed by a listing that only names the highest term, or by
-// the withdrawal of a lost key. A step that overlaps another fence step of its writer is not
-// judged: their requests cannot be told apart.
+// fenced, and an unknown outcome of a listing may end it failed: a fenced decision (a
+// refused revert fails) is followed by a listing that only names the highest term, or by the
+// withdrawal of a lost key. A step that overlaps another fence step of its writer is not
+// judged: their requests cannot be told apart. A step whose read of its key was answered
+// with another object's content (the ledger's misdirect action) fails: content that is not
+// the key's own is unrecognized, never a verdict and never a success.
 func (x *index) misreadAnswer() (first int32, n int, answer string) {
 	type wk struct{ writer, key string }
 	conds := map[wk][]int32{}
@@ -73,9 +76,12 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 			switch {
 			case c.Code == accessDenied && (e.Outcome == history.OK || e.Outcome == history.Ambiguous):
 				a = fmt.Sprintf("%d %s to its %s", c.Status, c.Code, c.Kind)
-			case c.Outcome == history.Ambiguous && e.Outcome == history.Fail:
+			case c.Outcome == history.Ambiguous && e.Outcome == history.Fail && c.Kind != history.StoreList:
 				a = fmt.Sprintf("no definite answer to its %s", c.Kind)
 			}
+		}
+		if a == "" && e.Outcome != history.Fail && x.misdirectedWithin(e) {
+			a = "another object's content to its read of the key (a misdirected read)"
 		}
 		if a == "" {
 			continue
@@ -109,6 +115,23 @@ func (x *index) overlapsStep(ps []int32, p int32) bool {
 	for _, q := range ps {
 		o := &x.ev[q]
 		if q != p && o.Invoke <= e.Complete && e.Invoke <= o.Complete {
+			return true
+		}
+	}
+	return false
+}
+
+// misdirect is the ledger's Action of a read answered with another object (faults.Misdirect).
+const misdirect = "misdirect"
+
+// misdirectedWithin reports whether a read of e's key by e's writer, answered with another
+// object's content, reached it within e's span.
+func (x *index) misdirectedWithin(e *history.Event) bool {
+	path := x.pathOf(e.Writer)
+	for i := range x.in.Ledger {
+		l := &x.in.Ledger[i]
+		if l.Action == misdirect && l.Writer == path && l.Key == e.Key && l.Method == "GET" && l.Delivered &&
+			l.Status == 200 && l.Time >= e.Invoke && l.Done <= e.Complete {
 			return true
 		}
 	}

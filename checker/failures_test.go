@@ -367,7 +367,7 @@ func TestAFenceStepIsHeldToItsLastRequestsAnswer(t *testing.T) {
 		want     Verdict
 	}{
 		{"a read with no answer taken for a failure", history.Claim, history.StoreGet, k5, history.Ambiguous, 0, "", history.Fail, false, Fail},
-		{"a 503 to a listing taken for a failure", history.Claim, history.StoreList, list, history.Ambiguous, 503, "SlowDown", history.Fail, false, Fail},
+		{"a 503 to the listing after a refused revert", history.Revert, history.StoreList, list, history.Ambiguous, 503, "SlowDown", history.Fail, false, Pass},
 		{"a sweep with no answer taken for a failure", history.Claim, history.StoreDeleteMany, k6, history.Ambiguous, 0, "", history.Fail, false, Fail},
 		{"a read with no answer, retried", history.CAS, history.StoreGet, k5, history.Ambiguous, 0, "", history.Ambiguous, false, Pass},
 		{"a 403 to a read taken for success", history.Adopt, history.StoreGet, k5, history.Fail, 403, "AccessDenied", history.OK, false, Fail},
@@ -434,6 +434,50 @@ func TestATargetGivesUpOnlyOnAFailure(t *testing.T) {
 			}
 			if tc.want == Fail && !strings.Contains(ir.Narrative, "t stood down as the relocation target at term 5") {
 				t.Errorf("narrative %q does not name the target", ir.Narrative)
+			}
+		})
+	}
+}
+
+// TestAMisdirectedReadFailsTheStep: a fence step whose read of its key was answered with
+// another object's content (the ledger's misdirect action) fails, whatever else it did.
+func TestAMisdirectedReadFailsTheStep(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		key     string
+		status  int
+		outcome history.Outcome
+		want    Verdict
+	}{
+		{"taken for success", k5, 200, history.OK, Fail},
+		{"taken for fencing", k5, 200, history.FencedOut, Fail},
+		{"taken for an unknown outcome", k5, 200, history.Ambiguous, Fail},
+		{"unrecognized: the step fails", k5, 200, history.Fail, Pass},
+		{"a read of another key", k6, 200, history.OK, Pass},
+		{"a misdirected read that found nothing", k5, 404, history.Ambiguous, Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			// The rule's window is open on the writer: it explains a failure.
+			h.add(history.Event{Kind: history.FaultStart, Writer: "c", Detail: "m", Invoke: ms(90), Complete: ms(90)})
+			h.add(history.Event{Kind: history.FaultEnd, Writer: "c", Detail: "m", Invoke: ms(130), Complete: ms(130)})
+			if tc.status == 200 {
+				h.simple(history.StoreGet, "c", 0, tc.key, 103, 105, history.OK, "")
+			} else {
+				h.add(history.Event{Kind: history.StoreGet, Writer: "c", Key: tc.key, Invoke: ms(103), Complete: ms(105),
+					Outcome: history.Fail, Status: tc.status, Code: "NoSuchKey", Err: "x"})
+			}
+			h.ledger(history.LedgerEntry{Writer: "c", Method: "GET", Key: tc.key, Time: ms(103), Done: ms(104),
+				Rule: "m", Action: "misdirect", Forwarded: true, Copies: 1, Status: tc.status, Delivered: true,
+				Err: "misdirected to " + k6})
+			h.add(history.Event{Kind: history.CAS, Writer: "c", Term: 5, Key: k5, Invoke: ms(100), Complete: ms(120),
+				Outcome: tc.outcome, Err: "x"})
+			ir := noSpuriousFailure(t, h)
+			if got := ir.Status; (got == Fail) != (tc.want == Fail) {
+				t.Fatalf("status %s, want %s: %s", got, tc.want, ir.Explanation)
+			}
+			if tc.want == Fail && !strings.Contains(ir.Explanation, "misdirected read") {
+				t.Errorf("explanation %q does not name the misdirected read", ir.Explanation)
 			}
 		})
 	}

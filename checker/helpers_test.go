@@ -103,7 +103,7 @@ func invariantOf(t *testing.T, h *hb, name history.Invariant) InvariantResult {
 			return ir
 		}
 	}
-	t.Fatalf("%s not judged: %+v", name, res.Invariants)
+	t.Fatalf("%s not judged: %+v %s", name, res.Invariants, res.Error)
 	return InvariantResult{}
 }
 

@@ -62,7 +62,9 @@ func storeOps(ledger []history.LedgerEntry) (map[string][]regOperation, []string
 	var batchDeletes []regOperation
 	for i := range ledger {
 		l := &ledger[i]
-		if !l.Forwarded && l.Rule != "" {
+		if !l.Forwarded && l.Rule != "" || l.Action == misdirect {
+			// Answered by a rule, or with another object's state (a misdirected read): no
+			// answer of the store about this key.
 			continue
 		}
 		fence := isFenceKey(l.Key)

@@ -119,7 +119,7 @@ func TestCoverageOfAnOpenWindowLastsToTheEnd(t *testing.T) {
 func TestKindsAreWhatGenerateDraws(t *testing.T) {
 	drawn := map[string]bool{}
 	for seed := uint64(1); seed <= 1500; seed++ {
-		o := GenOptions{Drives: true}
+		o := GenOptions{Drives: true, Misdirect: seed%3 == 0}
 		if seed%2 == 0 {
 			o.Variant = unenforcedVariant
 		}

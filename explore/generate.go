@@ -26,6 +26,9 @@ type GenOptions struct {
 	// System, when set, draws schedules for a system under test instead of the simulated
 	// copies: only the steps it can take (see Limits).
 	System *Limits
+	// Misdirect draws misdirected reads of the fence keys (faults.Misdirect) among the
+	// request rules: the simulated stack carries them, a network stack does not.
+	Misdirect bool
 }
 
 // unenforcedVariant is the one variant whose schedules may strip preconditions.
@@ -250,6 +253,9 @@ func (g *gen) drawSwarm() {
 	acts := slices.Clone(httpActions)
 	if g.o.Variant == unenforcedVariant {
 		acts = append(acts, "strip-conditions")
+	}
+	if g.o.Misdirect && g.o.System == nil {
+		acts = append(acts, "misdirect")
 	}
 	g.httpActs = g.enable(acts)
 }

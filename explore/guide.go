@@ -495,7 +495,8 @@ func pairRule(m *scenarios.Scenario, r *rand.Rand, _ uint64, _ GenOptions) bool 
 			rule.Method = "PUT"
 		}
 	}
-	if rule.Action == faults.FailDeleteKeys || rule.Action == faults.Duplicate && rule.Method == "GET" {
+	if rule.Action == faults.FailDeleteKeys || rule.Action == faults.Duplicate && rule.Method == "GET" ||
+		rule.Action == faults.Misdirect && rule.Method != "GET" {
 		rule.Action, rule.Status, rule.Code = faults.SyntheticStatus, 500, ""
 	}
 	if rule.Method == "PUT" && rule.Action == faults.DropResponse && r.IntN(2) == 0 {

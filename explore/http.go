@@ -96,7 +96,7 @@ func (g *gen) family(act string) family {
 	switch act {
 	case string(faults.FailDeleteKeys):
 		return families[[]int{0, 3}[g.r.IntN(2)]]
-	case string(faults.StripConditions), "status-409":
+	case string(faults.StripConditions), "status-409", string(faults.Misdirect):
 		return families[0]
 	}
 	if g.chance(0.5) {
@@ -113,6 +113,8 @@ func (g *gen) shape(r *faults.Rule, act string, fam family) {
 		r.Method = "POST"
 	case string(faults.StripConditions), "status-409":
 		r.Method = "PUT"
+	case string(faults.Misdirect):
+		r.Method = "GET"
 	default:
 		if r.Method == "POST" {
 			r.Method = "PUT"

@@ -21,8 +21,9 @@
 //     are added and removed while traffic flows and counted exactly under concurrency
 //     ([Rules.Fired]); at most one rule fires per request. A DeleteObjects batch is matched on
 //     the keys it names. The actions are [DropResponse], [DropRequest], [SyntheticStatus],
-//     [Delay], [Duplicate], [StripConditions] and [FailDeleteKeys]; what each does to a
-//     request is carried out by the target (faults/netpath, sim).
+//     [Delay], [Duplicate], [StripConditions], [FailDeleteKeys] and [Misdirect]; what each
+//     does to a request is carried out by the target (faults/netpath, sim; [Misdirect] by sim
+//     only).
 //   - Partition modes ([Refuse], [Blackhole]) and layers ([L4], [L7], [Protocol]) have one
 //     spelling each, the one the ledger, attestation and the reports show.
 package faults

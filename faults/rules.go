@@ -55,6 +55,13 @@ const (
 	// answer: the client sees a transport error (an unknown outcome), while the store never
 	// received the write. The ledger records Forwarded false.
 	DropRequest Action = "drop-request"
+	// Misdirect answers an object read (GET) with another object of the same folder, its body
+	// and ETag, as a gateway, cache or store that mixes keys up would: the object whose key
+	// follows the read one in listing order (the first of the folder after the last), or an
+	// empty body when the folder holds no other object. The ledger records the other object's
+	// status and ETag, and Err names it. Method must be GET; a listing the rule matches is
+	// served as asked. The simulated stack carries it; a network stack refuses the rule.
+	Misdirect Action = "misdirect"
 )
 
 // Rule selects requests of one path and says what to do with them. A request matches when
@@ -155,6 +162,10 @@ func compile(r Rule) (*rule, error) {
 	case Delay:
 		if r.Delay <= 0 && r.Until == nil {
 			return nil, fmt.Errorf("faults: rule %s: delay action needs a positive Delay or an Until", r.Name)
+		}
+	case Misdirect:
+		if !strings.EqualFold(r.Method, http.MethodGet) {
+			return nil, fmt.Errorf("faults: rule %s: misdirect answers object reads: Method must be GET, got %q", r.Name, r.Method)
 		}
 	case StripConditions, FailDeleteKeys:
 		if r.Action == FailDeleteKeys && r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {

@@ -14,6 +14,7 @@ import (
 	"github.com/fencebench/fencebench/checker"
 	"github.com/fencebench/fencebench/env"
 	"github.com/fencebench/fencebench/explore"
+	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/outcome"
 	"github.com/fencebench/fencebench/reports"
@@ -253,6 +254,10 @@ func (c *confirmer) confirm(ctx context.Context, n int, sc *scenarios.Scenario, 
 	if c.e.o.Confirm == nil || ctx.Err() != nil {
 		return
 	}
+	if misdirects(sc) {
+		ef.Confirmed = "not tried: the scenario misdirects reads, which only the simulated stack carries"
+		return
+	}
 	if c.stack == nil && c.broken == "" {
 		s, stop, err := c.e.o.Confirm(ctx)
 		if err != nil {
@@ -283,4 +288,15 @@ func (c *confirmer) confirm(ctx context.Context, n int, sc *scenarios.Scenario, 
 			return
 		}
 	}
+}
+
+// misdirects reports whether a step of sc sets a faults.Misdirect rule, which only the
+// simulated stack carries.
+func misdirects(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Action == scenarios.HTTP && st.Params.Rule.Action == faults.Misdirect {
+			return true
+		}
+	}
+	return false
 }

@@ -88,6 +88,7 @@ func (e *exploration) gen() explore.GenOptions {
 	if e.sys != nil {
 		o.System = e.sys.limits
 	}
+	_, o.Misdirect = e.o.Env.(*env.Sim)
 	return o
 }
 

@@ -12,7 +12,7 @@ import (
 
 // HTTPActions lists the L7 actions a rule can take.
 var HTTPActions = []string{string(faults.DropResponse), string(faults.SyntheticStatus), string(faults.Delay),
-	string(faults.Duplicate), string(faults.StripConditions), string(faults.FailDeleteKeys), string(faults.DropRequest)}
+	string(faults.Duplicate), string(faults.StripConditions), string(faults.FailDeleteKeys), string(faults.DropRequest), string(faults.Misdirect)}
 
 // decoder reads the parameter mapping of one step's action.
 type decoder struct {

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -125,6 +127,13 @@ func (p *Path) serve(c call, e history.LedgerEntry, rule *faults.Rule, keyOK fun
 		err := &store.Error{Op: c.op, Key: c.key, Kind: kind, Status: rule.Status, Code: rule.Code,
 			Err: fmt.Errorf("injected by fault rule %s", rule.Name)}
 		return answer{err: err}, e
+	}
+	if act == faults.Misdirect && c.op == "get" {
+		a, other := p.misdirect(c.key)
+		e.Forwarded, e.Copies = true, 1
+		e.Status, e.ETag = a.status, store.NormalizeETag(a.etag)
+		e.Err = "misdirected to " + other
+		return a, e
 	}
 	var fail func(string) bool
 	if act == faults.FailDeleteKeys {
@@ -250,4 +259,43 @@ func (p *Path) confine(c call) *answer {
 
 func listQuery(prefix string) string {
 	return url.Values{"list-type": {"2"}, "prefix": {prefix}}.Encode()
+}
+
+// misdirect is the answer to a read of key that faults.Misdirect sends elsewhere: the object
+// after key in its folder's listing order (the folder's first after its last), or an empty
+// body when the folder holds no other object. It names the object answered.
+func (p *Path) misdirect(key string) (answer, string) {
+	folder := key[:strings.LastIndex(key, "/")+1]
+	entries, err := p.b.mem.List(bg, folder)
+	if err != nil {
+		return fromErr(err, http.StatusOK), "a failed listing of " + folder
+	}
+	other := ""
+	for _, e := range entries {
+		switch {
+		case e.Key == key || strings.Contains(e.Key[len(folder):], "/"):
+		case e.Key > key:
+			if other == "" || other < key || e.Key < other {
+				other = e.Key
+			}
+		case other == "" || other < key && e.Key < other:
+			other = e.Key
+		}
+	}
+	if other == "" {
+		return p.empty(), "an empty body (no other object in " + folder + ")"
+	}
+	o, err := p.b.mem.Get(bg, other)
+	if err != nil {
+		// Deleted since the listing: the folder holds no other object to answer with.
+		return p.empty(), "an empty body (" + other + " went since the listing)"
+	}
+	return answer{status: http.StatusOK, etag: o.ETag, obj: o}, other
+}
+
+// empty is an answer of an empty object.
+func (p *Path) empty() answer {
+	sum := md5.Sum(nil)
+	o := store.Object{Body: []byte{}, ETag: hex.EncodeToString(sum[:])}
+	return answer{status: http.StatusOK, etag: o.ETag, obj: o}
 }

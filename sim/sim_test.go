@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -317,5 +319,54 @@ func TestUntilHoldsARequestUntilItsEvent(t *testing.T) {
 	}
 	if o, err := mem.Get(context.Background(), "p/fence__6"); err != nil || string(o.Body) != "c" {
 		t.Fatalf("store holds %q (%v), want the unheld writer's body", o.Body, err)
+	}
+}
+
+// TestMisdirectAnswersAReadWithAnotherObject: a misdirected read gets the next object of the
+// key's folder (wrapping to the first), body and ETag, or an empty body when the folder holds
+// no other object; the ledger names the object answered, and what is stored is untouched.
+func TestMisdirectAnswersAReadWithAnotherObject(t *testing.T) {
+	b, mem := newBench(t)
+	p := b.Path("a")
+	ctx := context.Background()
+	read := func(key string) string {
+		t.Helper()
+		o, err := p.Get(ctx, key)
+		if err != nil {
+			t.Fatalf("misdirected read of %s: %v", key, err)
+		}
+		return string(o.Body)
+	}
+	if _, err := mem.Put(ctx, "p/f/only", []byte("alone")); err != nil {
+		t.Fatal(err)
+	}
+	open(t, p, faults.RuleFault(faults.Rule{Name: "m", Method: "GET", Key: "p/f/*", Action: faults.Misdirect}))
+	if got := read("p/f/only"); got != "" {
+		t.Fatalf("the folder's only object read back %q, want an empty body", got)
+	}
+	for _, k := range []string{"p/f/b", "p/f/c", "p/f/sub/x"} {
+		if _, err := mem.Put(ctx, k, []byte("body of "+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key, want := range map[string]string{"p/f/b": "body of p/f/c", "p/f/c": "alone", "p/f/only": "body of p/f/b"} {
+		if got := read(key); got != want {
+			t.Errorf("misdirected read of %s answered %q, want %q", key, got, want)
+		}
+	}
+	if o, _ := mem.Get(ctx, "p/f/b"); string(o.Body) != "body of p/f/b" {
+		t.Fatalf("the store holds %q at p/f/b", o.Body)
+	}
+	var named []string
+	for _, l := range b.Ledger() {
+		if l.Action == string(faults.Misdirect) {
+			named = append(named, l.Err)
+		}
+	}
+	if len(named) != 4 || !slices.Contains(named, "misdirected to p/f/c") || !strings.Contains(named[0], "an empty body") {
+		t.Fatalf("ledger: %q", named)
+	}
+	if err := faults.NewRules("a").Add(faults.Rule{Name: "w", Method: "PUT", Action: faults.Misdirect}); err == nil {
+		t.Fatal("a misdirect rule on PUT was accepted")
 	}
 }

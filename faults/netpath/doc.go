@@ -43,7 +43,7 @@
 //     presence or value, n-th match and count; added and removed while traffic flows; counted
 //     exactly under concurrency ([Path.Fired]). Actions: [faults.DropResponse], [faults.DropRequest], [faults.SyntheticStatus],
 //     [faults.Delay], [faults.Duplicate], [faults.StripConditions], [faults.FailDeleteKeys]. A DeleteObjects batch is
-//     matched on the keys it names.
+//     matched on the keys it names. [faults.Misdirect] is refused: the simulated stack carries it.
 //   - A ledger ([Bench.Ledger], [Bench.WriteLedger]): one history.LedgerEntry per request the L7
 //     proxy received, recording what the client sent, the rule that fired, what the store
 //     answered (status, ETag, S3 error code) and whether the answer reached the client. A client

@@ -1,10 +1,20 @@
 package netpath
 
-import "github.com/fencebench/fencebench/faults"
+import (
+	"fmt"
+
+	"github.com/fencebench/fencebench/faults"
+)
 
 // AddRule installs an faults.L7 rule on the path. It takes effect for requests arriving after it
 // returns; traffic may flow meanwhile.
-func (p *Path) AddRule(r faults.Rule) error { return p.rules.Add(r) }
+// faults.Misdirect is refused: the proxy does not carry it (the simulated stack does).
+func (p *Path) AddRule(r faults.Rule) error {
+	if r.Action == faults.Misdirect {
+		return fmt.Errorf("faults: rule %s: misdirect is carried by the simulated stack only (--stack sim)", r.Name)
+	}
+	return p.rules.Add(r)
+}
 
 // RemoveRule uninstalls the named rule; requests already past matching are not affected. Its
 // Fired count remains readable.
