@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/scenarios"
@@ -100,11 +101,16 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 				return
 			}
 		}
-		_, err := src.Relocate(ctx, dst, opts)
+		res, err := src.Relocate(ctx, dst, opts)
 		if set != nil {
 			if err := set.CloseLayer(faults.Protocol); err != nil {
 				cr.fail(err)
 			}
+		}
+		if err == nil && res == writers.RelocationUnfinished {
+			// Relocate's contract: a relocation that returns no error ended one way or another.
+			cr.fail(fmt.Errorf("step %d: relocate %s to %s returned no error and no end", st.Index, pr.Writer, pr.Target))
+			return
 		}
 		cr.protocol(st, err)
 	})
