@@ -107,11 +107,26 @@ func relocate(ctx context.Context, cr *cellRun, st scenarios.Step) {
 				cr.fail(err)
 			}
 		}
-		if err == nil && res == writers.RelocationUnfinished {
-			// Relocate's contract: a relocation that returns no error ended one way or another.
-			cr.fail(fmt.Errorf("step %d: relocate %s to %s returned no error and no end", st.Index, pr.Writer, pr.Target))
+		if why := relocationBroken(res, err, src.State()); why != "" {
+			cr.fail(fmt.Errorf("step %d: relocate %s to %s %s", st.Index, pr.Writer, pr.Target, why))
 			return
 		}
 		cr.protocol(st, err)
 	})
+}
+
+// relocationBroken says how a relocation's return breaks Relocate's contract, or "": it
+// returns an error exactly when it did not end, and a source that handed off or stood down
+// never serves again (neither state leads back to active), so it is not active once
+// Relocate returned.
+func relocationBroken(res writers.RelocationResult, err error, src writers.State) string {
+	switch {
+	case err == nil && res == writers.RelocationUnfinished:
+		return "returned no error and no end"
+	case err != nil && res != writers.RelocationUnfinished:
+		return fmt.Sprintf("returned an end (%s) and an error (%v)", res, err)
+	case (res == writers.RelocationHandedOff || res == writers.RelocationStoodDown) && src == writers.StateActive:
+		return fmt.Sprintf("returned %s, yet its source is active", res)
+	}
+	return ""
 }
