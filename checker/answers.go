@@ -26,13 +26,14 @@ const accessDenied = "AccessDenied"
 // and what the answer was. Two requests are read: the step's last conditional write (a 403
 // fails the step, a 404 to If-Match fences it), and its last request of any kind on its key,
 // or listing or batch delete of the fence keys (a 403 neither succeeds nor leaves the
-// outcome unknown; an unknown outcome does not fail the step). A 403 to a read may end a step
-// fenced, and an unknown outcome of a listing may end it failed: a fenced decision (a
-// refused revert fails) is followed by a listing that only names the highest term, or by the
-// withdrawal of a lost key. A step that overlaps another fence step of its writer is not
-// judged: their requests cannot be told apart. A step whose read of its key was answered
-// with another object's content (the ledger's misdirect action) fails: content that is not
-// the key's own is unrecognized, never a verdict and never a success.
+// outcome unknown; an unknown outcome neither fails the step nor ends it ok: a step decides
+// only on answers). A 403 to a read may end a step fenced, and an unknown outcome of a
+// listing may end it failed: a fenced decision (a refused revert fails) is followed by a
+// listing that only names the highest term, or by the withdrawal of a lost key. A step that
+// overlaps another fence step of its writer is not judged: their requests cannot be told
+// apart. A step whose read of its key was answered with another object's content (the
+// ledger's misdirect action) fails: content that is not the key's own is unrecognized,
+// never a verdict and never a success.
 func (x *index) misreadAnswer() (first int32, n int, answer string) {
 	type wk struct{ writer, key string }
 	conds := map[wk][]int32{}
@@ -78,6 +79,8 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 				a = fmt.Sprintf("%d %s to its %s", c.Status, c.Code, c.Kind)
 			case c.Outcome == history.Ambiguous && e.Outcome == history.Fail && c.Kind != history.StoreList:
 				a = fmt.Sprintf("no definite answer to its %s", c.Kind)
+			case c.Outcome == history.Ambiguous && e.Outcome == history.OK:
+				a = fmt.Sprintf("no definite answer to its %s, taken for success", c.Kind)
 			}
 		}
 		if a == "" && e.Outcome != history.Fail && x.misdirectedWithin(e) {

@@ -370,6 +370,8 @@ func TestAFenceStepIsHeldToItsLastRequestsAnswer(t *testing.T) {
 		{"a 503 to the listing after a refused revert", history.Revert, history.StoreList, list, history.Ambiguous, 503, "SlowDown", history.Fail, false, Pass},
 		{"a sweep with no answer taken for a failure", history.Claim, history.StoreDeleteMany, k6, history.Ambiguous, 0, "", history.Fail, false, Fail},
 		{"a read with no answer, retried", history.CAS, history.StoreGet, k5, history.Ambiguous, 0, "", history.Ambiguous, false, Pass},
+		{"a read-back with no answer taken for success", history.CAS, history.StoreGet, k5, history.Ambiguous, 503, "SlowDown", history.OK, false, Fail},
+		{"a re-listing with no answer taken for success", history.Claim, history.StoreList, list, history.Ambiguous, 0, "", history.OK, false, Fail},
 		{"a 403 to a read taken for success", history.Adopt, history.StoreGet, k5, history.Fail, 403, "AccessDenied", history.OK, false, Fail},
 		{"a 403 to a listing taken for an unknown outcome", history.Claim, history.StoreList, list, history.Fail, 403, "AccessDenied", history.Ambiguous, false, Fail},
 		{"a 403 to a read that fails the step", history.Revert, history.StoreGet, k5, history.Fail, 403, "AccessDenied", history.Fail, false, Pass},
