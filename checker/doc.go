@@ -52,9 +52,11 @@
 //     write got: a 403 AccessDenied fails it (a configuration error is neither retried nor
 //     fencing), a 404 to If-Match fences it (a revert stands down), and neither ends it as
 //     an unknown outcome or a success; and to its last request on its key, or listing or
-//     sweep of the fence keys: a 403 there never ends it ok or unknown, and an answer the
-//     store adapter classified as unknown never fails it. A relocation target gives a
-//     handoff up only when a store call of its own failed since it last stopped or started.
+//     sweep of the fence keys: a 403 there never ends it ok or unknown, an answer the store
+//     adapter classified as unknown never ends it ok, nor fails it unless a fenced decision's
+//     listing took it, and a read answered with another object's content (a misdirected
+//     read) fails it. A relocation target gives a handoff up only when a store call of its
+//     own failed since it last stopped or started.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
 //     the term it gave up: no acknowledgement and no ownership acquisition afterwards; and
 //     a step that came back fenced is not tried again at its term by the same incarnation,
