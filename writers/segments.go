@@ -146,7 +146,9 @@ func (w *Writer) Refresh(ctx context.Context) (published bool, err error) {
 // GC deletes every segment file that an older reference set named and none of the writer's
 // latest Retain reference sets (hydrated or published) references, if the collection gate allows (it refuses when a higher
 // term owns the fence or the fence cannot be read). Each deleted file records Collect with its
-// Key; a refused gate records one Collect with Outcome fail, no Key, and the reason.
+// Key; a refused gate records one Collect with Outcome fail, no Key, and the reason, and a
+// listing of the files that failed one with Outcome fail, no Key, Detail "listing" and its
+// error.
 func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	w.mu.Lock()
 	if w.role.state != StateActive {
@@ -164,8 +166,10 @@ func (w *Writer) GC(ctx context.Context) (deleted int, err error) {
 	if !ok {
 		return 0, nil
 	}
+	sp := w.begin(history.Event{Kind: history.Collect, Term: term, Detail: "listing"})
 	es, err := w.st.List(ctx, w.c.cfg.Shard.SegmentDataPrefix())
 	if err != nil {
+		sp.End(history.Fail, err)
 		return 0, fmt.Errorf("gc %s: %w", w.id, err)
 	}
 	// Garbage is what an older reference set this writer knows named and no retained set
