@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/fencebench/fencebench/history"
@@ -53,6 +54,11 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 			}
 		}
 	}
+	for w, ps := range calls {
+		if w.key == "" {
+			calls[w] = slices.DeleteFunc(ps, x.gateListing)
+		}
+	}
 	first = -1
 	for _, p := range x.order {
 		e := &x.ev[p]
@@ -95,6 +101,29 @@ func (x *index) misreadAnswer() (first int32, n int, answer string) {
 		n++
 	}
 	return first, n, answer
+}
+
+// gateListing reports whether the store call at p is a segment gate's listing of the fence
+// keys: a publication or collection of its writer begins within ledgerSlack of its end (an
+// allowed gate records nothing of its own), or a refused one spans it. A gate runs beside
+// the fence steps, and its fail-open or fail-closed reading of an unknown outcome is its own.
+func (x *index) gateListing(p int32) bool {
+	l := &x.ev[p]
+	if l.Kind != history.StoreList {
+		return false
+	}
+	i := sort.Search(len(x.order), func(i int) bool { return x.ev[x.order[i]].Invoke >= l.Invoke-ledgerSlack })
+	for _, q := range x.order[i:] {
+		e := &x.ev[q]
+		if e.Invoke > l.Complete+ledgerSlack {
+			break
+		}
+		if e.Writer == l.Writer && (e.Kind == history.Publish || e.Kind == history.Collect) &&
+			e.Complete >= l.Complete {
+			return true
+		}
+	}
+	return false
 }
 
 // lastWithin returns the last of the requests ps (in invoke order) invoked within e's span,

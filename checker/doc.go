@@ -38,8 +38,11 @@
 //     up after its revert was refused, or a relocation target giving the handoff up) against
 //     the writer's own latest grant: only a supersession by another writer after that grant —
 //     a higher-term claim, or an equal-term seal, revert or legitimate adoption — justifies
-//     it; a target's give-up is also justified by a failed store call of its own since then
-//     (its hydration could not complete), never by nothing.
+//     it (a higher-term claim that failed counts once it created its key or swept); a
+//     target's give-up is also justified by a failed store call of its own since then (its
+//     hydration could not complete), never by nothing. A claim deletes its term's key only
+//     when its own create made the key and its last read returned that version: a key won
+//     by arbitration, or taken over by a twin, is another writer's to lose.
 //   - NoSpuriousFailure judges every protocol step (claim, sync, CAS, adoption, revert,
 //     transfer, restore read, hydration, publication, collection) of a copy whose store calls
 //     the history records that failed or ended unknown, fenced aside: only a failed or unknown
@@ -55,8 +58,10 @@
 //     sweep of the fence keys: a 403 there never ends it ok or unknown, an answer the store
 //     adapter classified as unknown never ends it ok, nor fails it unless a fenced decision's
 //     listing took it, and a read answered with another object's content (a misdirected
-//     read) fails it. A relocation target gives a handoff up only when a store call of its
-//     own failed since it last stopped or started.
+//     read) fails it; a segment gate's listing that runs beside the step is the gate's, not
+//     the step's. A claim that created its key, read it back as its own, re-listed and came
+//     back fenced (superseded mid-claim) deleted the key. A relocation target gives a
+//     handoff up only when a store call of its own failed since it last stopped or started.
 //   - FencedTerminal holds a fence terminal for the incarnation, and a stand-down terminal for
 //     the term it gave up: no acknowledgement and no ownership acquisition afterwards; and
 //     a step that came back fenced is not tried again at its term by the same incarnation,

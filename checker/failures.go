@@ -101,6 +101,18 @@ func (x *failureJudge) noSpuriousFailure() InvariantResult {
 		r.Counterexample = x.idsOf(mp)
 		return r
 	}
+	if kp, n := x.keptStaleGrant(); n > 0 && r.Violations == 0 {
+		// A claim superseded mid-claim left the key it created for the newer owner to meet.
+		k := &x.ev[kp]
+		r.Status, r.Violations = Fail, n
+		r.Explanation = fmt.Sprintf("%s superseded mid-claim kept the key it had created "+
+			"(a stale grant withdraws itself, or the newer owner's claims meet it)", plural(n, "claim", "claims"))
+		r.Narrative = fmt.Sprintf("%s %s's claim at term %d created %s, read its own version back, listed the fence "+
+			"keys and came back fenced at %s (%s), yet it never deleted the key it created",
+			secs(k.Invoke), k.Writer, k.Term, k.Key, secs(k.Complete), k.Err)
+		r.Counterexample = x.idsOf(kp)
+		return r
+	}
 	if judged == 0 {
 		r.Explanation = "no protocol step failed"
 		return r

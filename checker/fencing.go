@@ -59,6 +59,18 @@ func (x *fencingJudge) noSpuriousFencing() InvariantResult {
 		}
 	}
 	silenced, refusals := x.silencedPublishes()
+	if wp, n := x.unownedWithdrawal(); n > 0 && r.Violations == 0 && len(silenced) == 0 {
+		// Every stop was justified, but a claim deleted a key another writer owned.
+		w := &x.ev[wp]
+		r.Status, r.Violations = Fail, n
+		r.Explanation = fmt.Sprintf("%s deleted its term's key without owning it (a claim withdraws only a key it "+
+			"created and read back as its own)", plural(n, "claim", "claims"))
+		r.Narrative = fmt.Sprintf("%s %s's claim at term %d deleted %s before it ended at %s (%s), although it had not "+
+			"created the key, or had last read it holding another writer's version: the key's owner is fenced by a "+
+			"delete it did nothing to deserve", secs(w.Invoke), w.Writer, w.Term, w.Key, secs(w.Complete), w.Err)
+		r.Counterexample = x.idsOf(wp)
+		return r
+	}
 	if r.Violations == 0 && len(silenced) == 0 {
 		what := x.stopsText(stops)
 		if refusals > 0 {
@@ -236,10 +248,14 @@ func (x *fencingJudge) supersessionKind(p int32, w string, term int64) int {
 	switch e.Kind {
 	case history.Claim:
 		switch {
-		case e.Outcome == history.Fail || e.Term < term:
+		case e.Term < term:
 			return notSupersession
-		case e.Term > term:
+		case e.Term > term && (e.Outcome != history.Fail || x.claimWrote(p)):
+			// A higher-term claim that failed supersedes when it got as far as writing: a
+			// created key or a sweep (its read-back may fail after both).
 			return supersedes
+		case e.Term > term || e.Outcome == history.Fail:
+			return notSupersession
 		case e.Detail == "readopt":
 			if e.Outcome == history.OK {
 				return legit()
@@ -263,6 +279,24 @@ func (x *fencingJudge) supersessionKind(p int32, w string, term int64) int {
 		}
 	}
 	return notSupersession
+}
+
+// claimWrote reports whether claim p created its key or swept the fence keys: a create or
+// batch delete of fence keys by its writer, within its span, that the store may have applied
+// (answered, or left without an answer).
+func (x *fencingJudge) claimWrote(p int32) bool {
+	e := &x.ev[p]
+	for _, q := range x.order {
+		c := &x.ev[q]
+		if c.Invoke > e.Complete {
+			break
+		}
+		if c.Writer == e.Writer && c.Invoke >= e.Invoke && isFenceKey(c.Key) &&
+			(c.Kind == history.StorePutIfAbsent || c.Kind == history.StoreDeleteMany) && c.Outcome != history.Fail {
+			return true
+		}
+	}
+	return false
 }
 
 // tookFrom reports whether claim p took w's fence object over: the ledger shows one of its

@@ -19,7 +19,8 @@ var guarantees = map[history.Invariant]string{
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
 		"legitimately claimed (or took its object over in a claim it then gave up), adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
 		"revert, or transfer from or to it); a relocation target gives a handoff up only after that, or after a store " +
-		"call of its own failed; a segment publication is refused only after another writer claimed a higher term",
+		"call of its own failed; a segment publication is refused only after another writer claimed a higher term; " +
+		"and a claim deletes its term's key only when it created the key and read it back as its own",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",
 	HydrationIntegrity: "a hydrating owner never finds missing a segment file its reference set lists, and no copy finds missing a file of its collector's newest set; " +
 		"a promotion (a recovery) that reports success hydrated a reference set at least as new as every one published before its seal (before it began), and fetched every file of its last attempt, as did the target of a handoff that succeeded",
@@ -32,7 +33,8 @@ var guarantees = map[history.Invariant]string{
 		"before its recovery finished",
 	NoSpuriousFailure: "a protocol step fails, or ends with an unknown outcome, only when a store call of its own failed, " +
 		"another writer wrote to the store, a fault was open on it or its writer was stopped while it ran; a promotion " +
-		"that ended with an unknown outcome gave up a retry, unless its writer stopped or its hydration ran out of attempts",
+		"that ended with an unknown outcome gave up a retry, unless its writer stopped or its hydration ran out of attempts; " +
+		"a claim superseded mid-claim withdraws the key it created",
 	HandoffResolves: "the copy the scenario names as serving ends holding the chain: after its latest claim, " +
 		"adoption or revert it was not fenced, did not stand down, crash, hand off or transfer, and no other writer " +
 		"took its term or a higher one (the final auditor aside); and, when clients sent ops, it acknowledged some after",

@@ -13,7 +13,7 @@ var phases = []string{"claim", "seal", "sync", "cas", "transfer", "handoff", "re
 
 var kinds = []string{
 	// request rules
-	"drop-response", "drop-request", "status-403", "status-409", "status-500", "status-503", "delay", "duplicate",
+	"drop-response", "drop-request", "status-403", "status-404", "status-409", "status-412", "status-500", "status-503", "delay", "duplicate",
 	"fail-delete-keys", "strip-conditions", "misdirect",
 	// network faults
 	"partition-refuse", "partition-blackhole", "one-way", "latency", "reset", "flap",

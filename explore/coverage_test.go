@@ -118,7 +118,7 @@ func TestCoverageOfAnOpenWindowLastsToTheEnd(t *testing.T) {
 // Every fault kind the generator draws is a coverage row, and every row is drawn.
 func TestKindsAreWhatGenerateDraws(t *testing.T) {
 	drawn := map[string]bool{}
-	for seed := uint64(1); seed <= 1500; seed++ {
+	for seed := uint64(1); seed <= 3000; seed++ {
 		o := GenOptions{Drives: true, Misdirect: seed%3 == 0}
 		if seed%2 == 0 {
 			o.Variant = unenforcedVariant

@@ -176,7 +176,8 @@ func TestGenerateShapes(t *testing.T) {
 	fails := map[faults.Action]int{}         // how held-fence-read's held verifying read, or overtaken-seal's check, fails
 	overtakes := map[bool]int{}              // overtaken-seal's overtaker: a twin (true) or a higher term
 	handoffs := map[history.SignalKind]int{} // the source's or target's event overtaken-handoff's overtaker follows
-	for seed := uint64(1); seed <= 3000; seed++ {
+	arbitrations := map[string]int{}         // twin-arbitration's superseded twin, or its rule's method and kind
+	for seed := uint64(1); seed <= 4000; seed++ {
 		g := newGen(seed, GenOptions{}.normalized())
 		sc := g.scenario()
 		seen[g.shapeOf]++
@@ -266,6 +267,28 @@ func TestGenerateShapes(t *testing.T) {
 			}
 			handoffs[over.After.Event]++
 			fallthrough
+		case sTwinArbitration:
+			if g.shapeOf == sTwinArbitration {
+				rule, twin := sc.Steps[0], sc.Steps[1]
+				if rule.Action != scenarios.HTTP || twin.Action != scenarios.Promote || !twin.Params.Twin ||
+					twin.Params.Term != sc.Writers[0].Term || rule.Params.Writer != twin.Params.Writer {
+					t.Fatalf("seed %d: not a twin's arbitration faulted: %+v", seed, sc.Steps)
+				}
+				if strings.HasPrefix(rule.Params.Rule.Name, "hold-twin-relist-") {
+					over := sc.Steps[2]
+					if rule.Params.Until == nil || rule.Params.Until.Writer != over.Params.Writer || over.Params.Term <= twin.Params.Term ||
+						rule.Params.Rule.Key != "*fence__" || rule.Params.Rule.Nth != 3 {
+						t.Fatalf("seed %d: the twin's final listing is not held until a higher term claimed: %+v", seed, sc.Steps)
+					}
+					arbitrations["superseded"]++
+				} else {
+					if rule.Params.Rule.Key != "*fence__?*" || rule.Params.Rule.Nth != 1 {
+						t.Fatalf("seed %d: the rule misses the twin's arbitration: %+v", seed, rule.Params.Rule)
+					}
+					arbitrations[rule.Params.Rule.Method+" "+httpKind(rule.Params.Rule)]++
+				}
+			}
+			fallthrough
 		case sPendingPublish:
 			if g.shapeOf == sPendingPublish {
 				checkPendingPublish(t, seed, sc)
@@ -279,7 +302,7 @@ func TestGenerateShapes(t *testing.T) {
 	}
 	for _, s := range shapeNames {
 		if seen[s] < 10 {
-			t.Errorf("shape %s drawn %d times in 3000 seeds (%v)", s, seen[s], seen)
+			t.Errorf("shape %s drawn %d times in 4000 seeds (%v)", s, seen[s], seen)
 		}
 	}
 	if fails[faults.SyntheticStatus] < 1 || fails[faults.DropResponse] < 1 || fails[faults.SyntheticStatus]+fails[faults.DropResponse] < 5 {
@@ -293,6 +316,10 @@ func TestGenerateShapes(t *testing.T) {
 	}
 	if handoffs[history.SigDrained] < 5 || handoffs[history.SigTransferred] < 5 || handoffs[history.SigAcked] < 5 {
 		t.Errorf("overtaken-handoff's overtakers followed %v", handoffs)
+	}
+	if arbitrations["superseded"] < 10 || arbitrations["PUT status-403"] < 3 || arbitrations["PUT status-412"] < 3 ||
+		arbitrations["GET status-403"] < 3 {
+		t.Errorf("twin-arbitration's faults: %v", arbitrations)
 	}
 	if listings[claimListing] < 10 || listings[sweepListing] < 10 {
 		t.Errorf("held-fence-read held a claim's final listing in %d and its sweep's listing in %d of %d schedules",

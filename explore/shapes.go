@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
@@ -23,14 +24,19 @@ const (
 	// sTwinContest: a standby is promoted at the incumbent's own term, and the incumbent's
 	// next CAS after that meets a 409, a lost answer or a 500.
 	sTwinContest = "twin-contest"
+	// sTwinArbitration: a standby is promoted at the incumbent's own term, and its own
+	// arbitration of the equal-term key meets a fault: the read of the key, or the CAS onto
+	// it, is refused, denied, failed, lost, held or misdirected.
+	sTwinArbitration = "twin-arbitration"
 )
 
-var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata, sPendingPublish, sOvertakenSeal, sOvertakenHandoff}
+var shapeNames = []string{sFailedSweep, sUnreadable, sTwinContest, sTwinArbitration, sRecoveryRelocation, sSameTermHydration, sHeldFenceRead, sHandoffResolves, sHeldMetadata, sPendingPublish, sOvertakenSeal, sOvertakenHandoff}
 
 var shapeBuilders = map[string]func(g *gen) []scenarios.Step{
 	sFailedSweep:        (*gen).failedSweep,
 	sUnreadable:         (*gen).unreadableFence,
 	sTwinContest:        (*gen).twinContest,
+	sTwinArbitration:    (*gen).twinArbitration,
 	sRecoveryRelocation: (*gen).recoveryRelocation,
 	sSameTermHydration:  (*gen).sameTermHydration,
 	sHeldFenceRead:      (*gen).heldFenceRead,
@@ -125,6 +131,55 @@ func (g *gen) twinContest() []scenarios.Step {
 		Params: scenarios.Params{Writer: "a", Rule: r},
 		After:  &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1, Delay: g.ms(0, 30)}}
 	return []scenarios.Step{st, rule}
+}
+
+// twinArbitration: a standby is promoted at the incumbent's term, and the first read of the
+// equal-term key or the first CAS onto it on the standby's own path (its arbitration) meets a
+// fault: a 412 (as when the incumbent moved the key between the read and the write), a 403, a
+// 404, a 409 or a 5xx, a request or answer lost, a hold of up to 300 ms, or (on sim) another
+// object's content for the read. A claim that takes a refusal for a win, a win for a refusal,
+// a denial for an unknown outcome or an unknown outcome for a verdict acks beside the
+// incumbent, or gives up on a key it holds.
+//
+// Otherwise (one time in three, when a third copy stands by) the twin wins its arbitration
+// and its final listing of the fence keys (its third: before the create, before the sweep,
+// after the read-back) is held until the third copy, promoted at a higher term after it,
+// has claimed: the listing finds the higher term, and the twin is fenced without touching
+// the key, which it won by arbitration and never withdraws.
+func (g *gen) twinArbitration() []scenarios.Step {
+	w := g.oneOf(g.c.standby)
+	others := remove(slices.Clone(g.c.standby), w)
+	st := scenarios.Step{Action: scenarios.HTTP}
+	st.Trigger, st.At, st.After = g.incumbentTrigger()
+	g.rules++
+	if len(others) > 0 && g.chance(0.35) {
+		o := g.oneOf(others)
+		st.Params = scenarios.Params{Writer: w, Rule: faults.Rule{Name: fmt.Sprintf("hold-twin-relist-%d", g.rules),
+			Method: "GET", Key: "*fence__", Nth: 3, Count: 1, Action: faults.Delay},
+			Until: &scenarios.EventTrigger{Writer: o, Event: history.SigClaimed, Count: 1}}
+		d := g.ms(1, 100)
+		twin := g.later(st, scenarios.Promote, g.promoteNow(w, g.c.terms[0], true), d)
+		return []scenarios.Step{st, twin, g.later(st, scenarios.Promote, g.promoteNow(o, g.c.newTerm(), false), d+g.ms(20, 200))}
+	}
+	// "?" keeps the rule off the listings of the fence keys, matched on their prefix.
+	r := faults.Rule{Key: "*fence__?*", Nth: 1, Count: 1 + g.r.IntN(2)}
+	// A denial twice as often as any other answer: the only one the claim must not retry.
+	acts := []string{"status-403", "status-403", "status-404", "status-500", "status-503", string(faults.DropResponse)}
+	if g.chance(0.6) {
+		r.Method, r.Header = "PUT", "If-Match"
+		acts = append(acts, "status-412", "status-412", "status-409", string(faults.DropRequest))
+	} else {
+		r.Method = "GET"
+		acts = append(acts, string(faults.Delay))
+		if g.o.Misdirect && g.o.System == nil {
+			acts = append(acts, string(faults.Misdirect))
+		}
+	}
+	act := g.oneOf(acts)
+	r.Name = fmt.Sprintf("%s-twin-arbitration-%d", act, g.rules)
+	setAction(&r, act, func() time.Duration { return g.ms(10, 300) })
+	st.Params = scenarios.Params{Writer: w, Rule: r}
+	return []scenarios.Step{st, g.later(st, scenarios.Promote, g.promoteNow(w, g.c.terms[0], true), g.ms(1, 100))}
 }
 
 // unreadableFence: the incumbent publishes three reference sets, then its fence listings
