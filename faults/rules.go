@@ -58,8 +58,9 @@ const (
 	// Misdirect answers an object read (GET) with another object of the same folder, its body
 	// and ETag, as a gateway, cache or store that mixes keys up would: the object whose key
 	// follows the read one in listing order (the first of the folder after the last), or an
-	// empty body when the folder holds no other object. The ledger records the other object's
-	// status and ETag, and Err names it. Method must be GET; a listing the rule matches is
+	// empty body when the folder holds no other object; or, one read in two of a '|'-separated
+	// body, with that body altered so that it is no valid version of the key (a byte changed,
+	// cut, doubled). The ledger records the answer's status and ETag, and Err names it. Method must be GET; a listing the rule matches is
 	// served as asked. The simulated stack carries it; a network stack refuses the rule.
 	Misdirect Action = "misdirect"
 )

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"strings"
@@ -129,7 +131,7 @@ func (p *Path) serve(c call, e history.LedgerEntry, rule *faults.Rule, keyOK fun
 		return answer{err: err}, e
 	}
 	if act == faults.Misdirect && c.op == "get" {
-		a, other := p.misdirect(c.key)
+		a, other := p.misdirect(c.key, rule.Name)
 		e.Forwarded, e.Copies = true, 1
 		e.Status, e.ETag = a.status, store.NormalizeETag(a.etag)
 		e.Err = "misdirected to " + other
@@ -264,8 +266,11 @@ func listQuery(prefix string) string {
 // misdirect is the answer to a read of key that faults.Misdirect sends elsewhere: the object
 // after key in its folder's listing order (the folder's first after its last), or an empty
 // body when the folder holds no other object. It names the object answered.
-func (p *Path) misdirect(key string) (answer, string) {
+func (p *Path) misdirect(key, rule string) (answer, string) {
 	folder := key[:strings.LastIndex(key, "/")+1]
+	if a, how, ok := p.altered(key, rule); ok {
+		return a, how
+	}
 	entries, err := p.b.mem.List(bg, folder)
 	if err != nil {
 		return fromErr(err, http.StatusOK), "a failed listing of " + folder
@@ -291,6 +296,47 @@ func (p *Path) misdirect(key string) (answer, string) {
 		return p.empty(), "an empty body (" + other + " went since the listing)"
 	}
 	return answer{status: http.StatusOK, etag: o.ETag, obj: o}, other
+}
+
+// alterations are the ways a misdirected read may answer with the read object's own body
+// changed instead of another object: each breaks the shape a reader of the bench's
+// '|'-separated bodies must check (a version first, exactly seven fields, numbers where numbers
+// go), and none yields a body that reads as another valid version of the key.
+var alterations = []struct {
+	name string
+	fn   func([]byte) []byte
+}{
+	{"its first byte changed", func(b []byte) []byte { b[0] ^= 1; return b }},
+	{"its last byte replaced by x", func(b []byte) []byte { b[len(b)-1] = 'x'; return b }},
+	{"a minus sign before its last byte", func(b []byte) []byte {
+		return append(b[:len(b)-1:len(b)-1], '-', b[len(b)-1])
+	}},
+	{"cut to its first half", func(b []byte) []byte { return b[:len(b)/2] }},
+	{"written twice", func(b []byte) []byte { return append(b, b...) }},
+}
+
+// altered answers one misdirected read in two with the read object's own body altered (an
+// alteration drawn from the rule, the key's last path element and how many times the rule
+// fired on this path, so a replay alters the same reads the same way), and reports
+// false for the others, which misdirect answers with another object. A key with no object,
+// or whose body holds no '|' (not one of those bodies), is never altered.
+func (p *Path) altered(key, rule string) (answer, string, bool) {
+	n := p.Fired(rule)
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s|%s|%d", rule, key[strings.LastIndex(key, "/")+1:], n)
+	pick := int(h.Sum32() % uint32(2*len(alterations)))
+	if pick >= len(alterations) {
+		return answer{}, "", false
+	}
+	o, err := p.b.mem.Get(bg, key)
+	if err != nil || !bytes.Contains(o.Body, []byte("|")) {
+		return answer{}, "", false
+	}
+	alt := alterations[pick]
+	body := alt.fn(bytes.Clone(o.Body))
+	sum := md5.Sum(body)
+	a := store.Object{Body: body, ETag: hex.EncodeToString(sum[:])}
+	return answer{status: http.StatusOK, etag: a.ETag, obj: a}, "its own body, " + alt.name, true
 }
 
 // empty is an answer of an empty object.

@@ -1,14 +1,17 @@
 package sim_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/internal/wait"
 	"github.com/fencebench/fencebench/sim"
@@ -368,5 +371,55 @@ func TestMisdirectAnswersAReadWithAnotherObject(t *testing.T) {
 	}
 	if err := faults.NewRules("a").Add(faults.Rule{Name: "w", Method: "PUT", Action: faults.Misdirect}); err == nil {
 		t.Fatal("a misdirect rule on PUT was accepted")
+	}
+}
+
+// TestMisdirectAltersAReadsOwnBody: a misdirected read of a '|'-separated body is answered,
+// one time in two, with that body altered (each of the alterations drawn), an answer the
+// fence's decoder refuses, never another valid version of the key; the ledger names it, and
+// the store keeps the object as it was.
+func TestMisdirectAltersAReadsOwnBody(t *testing.T) {
+	b, mem := newBench(t)
+	p := b.Path("a")
+	ctx := context.Background()
+	const key = "p/t/fence__9223372036854775802"
+	body, err := fence.Encode(fence.Content{IndexUUID: "idx", ShardID: 0, Term: 5, AllocationID: "a-1", NodeID: "a", Seq: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Put(ctx, key, body); err != nil {
+		t.Fatal(err)
+	}
+	altered, other := 0, 0
+	for i := range 60 {
+		open(t, p, faults.RuleFault(faults.Rule{Name: fmt.Sprintf("m%d", i), Method: "GET", Key: "p/t/*", Count: 1,
+			Action: faults.Misdirect}))
+		o, err := p.Get(ctx, key)
+		if err != nil {
+			t.Fatalf("misdirected read: %v", err)
+		}
+		if string(o.Body) == "" {
+			other++ // the folder holds no other object
+			continue
+		}
+		altered++
+		if _, err := fence.Decode(o.Body); err == nil {
+			t.Errorf("the altered body %q decodes", o.Body)
+		}
+		if o.ETag == "" || bytes.Equal(o.Body, body) {
+			t.Errorf("altered answer %q with ETag %q", o.Body, o.ETag)
+		}
+	}
+	how := map[string]bool{}
+	for _, l := range b.Ledger() {
+		if l.Action == string(faults.Misdirect) && strings.HasPrefix(l.Err, "misdirected to its own body, ") {
+			how[l.Err] = true
+		}
+	}
+	if altered < 15 || other < 15 || len(how) != 5 {
+		t.Fatalf("%d altered, %d answered with another object; alterations seen: %v", altered, other, how)
+	}
+	if o, _ := mem.Get(ctx, key); !bytes.Equal(o.Body, body) {
+		t.Fatalf("the store holds %q", o.Body)
 	}
 }
