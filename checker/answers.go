@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/fencebench/fencebench/history"
 )
@@ -112,8 +113,7 @@ func (x *index) gateListing(p int32) bool {
 	if l.Kind != history.StoreList {
 		return false
 	}
-	i := sort.Search(len(x.order), func(i int) bool { return x.ev[x.order[i]].Invoke >= l.Invoke-ledgerSlack })
-	for _, q := range x.order[i:] {
+	for _, q := range x.orderFrom(l.Invoke - ledgerSlack) {
 		e := &x.ev[q]
 		if e.Invoke > l.Complete+ledgerSlack {
 			break
@@ -124,6 +124,11 @@ func (x *index) gateListing(p int32) bool {
 		}
 	}
 	return false
+}
+
+// orderFrom returns the positions of x.order invoked at t or later, in history order.
+func (x *index) orderFrom(t time.Duration) []int32 {
+	return x.order[sort.Search(len(x.order), func(i int) bool { return x.ev[x.order[i]].Invoke >= t }):]
 }
 
 // lastWithin returns the last of the requests ps (in invoke order) invoked within e's span,

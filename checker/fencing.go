@@ -286,12 +286,12 @@ func (x *fencingJudge) supersessionKind(p int32, w string, term int64) int {
 // (answered, or left without an answer).
 func (x *fencingJudge) claimWrote(p int32) bool {
 	e := &x.ev[p]
-	for _, q := range x.order {
+	for _, q := range x.orderFrom(e.Invoke) {
 		c := &x.ev[q]
 		if c.Invoke > e.Complete {
 			break
 		}
-		if c.Writer == e.Writer && c.Invoke >= e.Invoke && isFenceKey(c.Key) &&
+		if c.Writer == e.Writer && isFenceKey(c.Key) &&
 			(c.Kind == history.StorePutIfAbsent || c.Kind == history.StoreDeleteMany) && c.Outcome != history.Fail {
 			return true
 		}
