@@ -40,7 +40,9 @@
 //     a higher-term claim, or an equal-term seal, revert or legitimate adoption — justifies
 //     it (a higher-term claim that failed counts once it created its key or swept); a
 //     target's give-up is also justified by a failed store call of its own since then (its
-//     hydration could not complete), never by nothing. A claim deletes its term's key only
+//     hydration could not complete), never by nothing; and any stop, by the fault proxy
+//     answering the writer's request on its fence key with a 412 or 404 no store gave (the
+//     writer believed a false answer). A claim deletes its term's key only
 //     when its own create made the key and its last read returned that version: a key won
 //     by arbitration, or taken over by a twin, is another writer's to lose.
 //   - NoSpuriousFailure judges every protocol step (claim, sync, CAS, adoption, revert,

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -26,6 +27,10 @@ type fencingJudge struct{ *index }
 //     legitimately: X had sealed T itself, or a Transfer to X that possibly applied was not
 //     followed by an ok Revert of its transferrer before X's adoption.
 //
+// A stop is also justified when, after that grant, the fault proxy answered one of W's
+// requests on its fence key itself with a 412 or a 404 (toldSuperseded): W believed the
+// store, which is right; what it was told was false.
+//
 // A supersession that was over before the grant cannot explain the stop: the source's own
 // seal, for instance, does not justify fencing its relocation target after the transfer. A
 // claim of a higher term is the exception across a grant that never looks for higher terms
@@ -46,10 +51,13 @@ func (x *fencingJudge) noSpuriousFencing() InvariantResult {
 	r := newResult(NoSpuriousFencing)
 	stops := x.stops()
 	var first stopJudgement
-	targets := false
+	targets, told := false, 0
 	for _, p := range stops {
 		j := x.judgeStop(p)
 		targets = targets || j.target
+		if j.told {
+			told++
+		}
 		if j.justified {
 			continue
 		}
@@ -81,6 +89,10 @@ func (x *fencingJudge) noSpuriousFencing() InvariantResult {
 			r.Explanation = what + ", each after a legitimate supersession or, for a relocation target giving " +
 				"the handoff up, a failed store call"
 		}
+		if told > 0 {
+			r.Explanation += fmt.Sprintf("; %d of them after the fault proxy answered, in the store's place, that "+
+				"the writer's fence key had moved or was gone (an injected 412 or 404)", told)
+		}
 		return r
 	}
 	r.Status = Fail
@@ -104,6 +116,29 @@ type stopJudgement struct {
 	stale     int32 // the latest supersession that came before that grant, or -1
 	illegit   int32 // an illegitimate same-term acquisition that may explain the stop, or -1
 	target    bool  // a relocation target giving the handoff up
+	told      bool  // justified by a refusal the fault proxy made up (toldSuperseded)
+}
+
+// toldSuperseded reports whether, since its grant (invoked at since), the stopping writer
+// asked about its fence key and the fault proxy answered in the store's place that the key
+// had moved or was gone (a 412 or 404 no store gave). The protocol is right to believe the
+// store: such a stop is the fault's doing, not a supersession the protocol made up, as a
+// step that fails on an injected 500 is. The ledger tells the two apart.
+func (x *fencingJudge) toldSuperseded(f *history.Event, since time.Duration) bool {
+	path := x.pathOf(f.Writer)
+	for i := range x.in.Ledger {
+		l := &x.in.Ledger[i]
+		if l.Writer != path || l.Injected != 412 && l.Injected != 404 {
+			continue
+		}
+		if f.Key != "" && l.Key != f.Key || !strings.Contains(l.Key, "fence__") {
+			continue
+		}
+		if l.Time >= since && l.Done <= f.Complete {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeStop judges the stop at p.
@@ -124,6 +159,9 @@ func (x *fencingJudge) judgeStop(p int32) stopJudgement {
 	var by int32
 	by, j.stale, j.illegit = x.supersededSince(f.Writer, term, since, floor, f.Complete)
 	j.justified = by >= 0
+	if !j.justified && x.toldSuperseded(f, since) {
+		j.justified, j.told = true, true
+	}
 	if j.target = f.Kind == history.StandDown && f.Detail == targetGaveUp; j.target && !j.justified {
 		if j.grant < 0 {
 			since = x.incarnationStart(f.Writer, f.Invoke)

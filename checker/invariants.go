@@ -18,7 +18,7 @@ var guarantees = map[history.Invariant]string{
 	SeqMonotonic: "the accepted writes of each fence key advance seq by exactly one, and no token (ETag) repeats on a key",
 	NoSpuriousFencing: "a writer is fenced, or stands down, only after another writer claimed a higher term, or " +
 		"legitimately claimed (or took its object over in a claim it then gave up), adopted or reverted its own term, after the writer's own latest grant (claim, adoption, " +
-		"revert, or transfer from or to it); a relocation target gives a handoff up only after that, or after a store " +
+		"revert, or transfer from or to it), or after the fault proxy told it, in the store's place, that its fence key had moved or was gone; a relocation target gives a handoff up only after that, or after a store " +
 		"call of its own failed; a segment publication is refused only after another writer claimed a higher term; " +
 		"and a claim deletes its term's key only when it created the key and read it back as its own",
 	TargetAcksAreDurable: "every op a relocation target acknowledged after adopting the fence is in the recovered set",

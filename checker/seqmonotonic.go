@@ -115,8 +115,12 @@ func (x *seqJudge) seqChains() (map[string][]chainWrite, map[string]map[int64]bo
 			}
 		}
 	}
+	var hops map[[2]string][]string
 	for k, ch := range chains {
-		placeAfter(ch)
+		if slices.ContainsFunc(ch, func(w chainWrite) bool { return w.after != "" }) && hops == nil {
+			hops = x.ledgerHops()
+		}
+		placeAfter(ch, k, hops)
 		chains[k] = ch
 	}
 	return chains, excused
@@ -136,19 +140,31 @@ func (x *seqJudge) actedOnAfter(w, key string, t time.Duration) bool {
 }
 
 // placeAfter gives each write known only by the token it presented the seq that follows that
-// token's write on the key.
-func placeAfter(ch []chainWrite) {
+// token's write on key. A token no event reports (a step whose write the store applied,
+// then failed on its verifying read, records no write) is placed through the ledger: the
+// applied PUT If-Match on key (hops) that returned it follows the write whose token it
+// presented.
+func placeAfter(ch []chainWrite, key string, hops map[[2]string][]string) {
 	seqOf := map[string]int64{}
 	for _, w := range ch {
 		if w.token != "" && w.after == "" {
 			seqOf[w.token] = w.seq
 		}
 	}
+	prev := map[string]string{} // an applied If-Match PUT's ETag -> the token it presented
+	for k, etags := range hops {
+		if k[0] != key {
+			continue
+		}
+		for _, t := range etags {
+			prev[t] = k[1]
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		for i := range ch {
 			if w := &ch[i]; w.after != "" {
-				if s, ok := seqOf[w.after]; ok {
+				if s, ok := seqThrough(w.after, seqOf, prev); ok {
 					w.seq, w.after = s+1, ""
 					if w.token != "" {
 						seqOf[w.token] = w.seq
@@ -158,6 +174,24 @@ func placeAfter(ch []chainWrite) {
 			}
 		}
 	}
+}
+
+// seqThrough is the seq of the write that returned tok: known from seqOf, or one past the
+// write whose token the ledger's applied PUT that returned tok presented (prev), followed
+// back as far as the ledger goes.
+func seqThrough(tok string, seqOf map[string]int64, prev map[string]string) (int64, bool) {
+	hops := int64(0)
+	for range len(prev) + 1 {
+		if s, ok := seqOf[tok]; ok {
+			return s + hops, true
+		}
+		p, ok := prev[tok]
+		if !ok {
+			return 0, false
+		}
+		tok, hops = p, hops+1
+	}
+	return 0, false
 }
 
 // ledgerHops maps (key, token) to the ETags of the ledger's applied PUT If-Match on key

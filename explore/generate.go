@@ -176,6 +176,7 @@ func (g *gen) scenario() *scenarios.Scenario {
 	}
 	sc.Steps = g.steps
 	g.pair(sc)
+	g.script(sc)
 	g.steps = sc.Steps
 	for i := range g.steps {
 		g.steps[i].Index = i

@@ -433,9 +433,11 @@ func TestGenerateReadFaults(t *testing.T) {
 func TestGeneratePairs(t *testing.T) {
 	pairs, crashes := 0, 0
 	for seed := uint64(1); seed <= 2000; seed++ {
-		sc := newGen(seed, GenOptions{}.normalized()).scenario()
+		now := newGen(seed, GenOptions{}.normalized())
+		now.scripts = rand.New(never{})
+		sc := now.scenario()
 		was := newGen(seed, GenOptions{}.normalized())
-		was.pairs = rand.New(never{})
+		was.pairs, was.scripts = rand.New(never{}), rand.New(never{})
 		before := was.scenario()
 		if len(sc.Steps) == len(before.Steps) {
 			continue

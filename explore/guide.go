@@ -382,6 +382,7 @@ type mutation struct {
 var mutations = []mutation{
 	{"splice", splice}, {"splice", splice}, {"pair", pairRule}, {"pair", pairRule},
 	{"stop-after-sync", stopAfterSync}, {"stop-after-sync", stopAfterSync}, {"shift", shift}, {"stretch", stretch},
+	{"script", scriptRules},
 }
 
 // ids is every writer id sc declares or restarts.

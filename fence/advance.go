@@ -48,6 +48,9 @@ func (f *Fence) refusedAfterUnknown(ctx context.Context, op string, attempted in
 	switch {
 	case gerr == nil:
 		if rerr := f.judgeOwn(op, obj, attempted, alloc, cause); !errors.Is(rerr, ErrRetryable) {
+			if rerr != nil {
+				f.unresolved = attempted // an unreadable key told nothing about the write either
+			}
 			return rerr, true // our own write (nil), or an unreadable key
 		}
 		return nil, false // another writer's version: the CAS was lost
@@ -62,11 +65,21 @@ func (f *Fence) refusedAfterUnknown(ctx context.Context, op string, attempted in
 }
 
 // stillUnknown tells whether a write whose outcome was unknown is still unknown after its
-// read-back: the read-back failed (retryable) or met a configuration error, which tells
-// nothing about the write. The next attempt at the same seq must then take a refusal for
+// read-back: the read-back failed (retryable), met a configuration error or returned a body
+// that is no version of the key (a misdirected or garbled answer), none of which tells
+// anything about the write. The next attempt at the same seq must then take a refusal for
 // possibly its own write, or a healthy owner would fence itself once the store answers again.
 func stillUnknown(err error) bool {
-	return errors.Is(err, ErrRetryable) || errors.Is(err, store.ErrConfig)
+	return errors.Is(err, ErrRetryable) || errors.Is(err, store.ErrConfig) || errors.Is(err, ErrIdentity)
+}
+
+// keepUnknown keeps an earlier attempt at seq attempted unresolved after a retry the store
+// refused for its configuration (a 403): that answer says nothing about the earlier write,
+// which may still be what refuses the next retry.
+func (f *Fence) keepUnknown(earlier bool, attempted int64) {
+	if earlier {
+		f.unresolved = attempted
+	}
 }
 
 func (f *Fence) advance(ctx context.Context) error {
@@ -92,6 +105,7 @@ func (f *Fence) advance(ctx context.Context) error {
 	case assumed:
 		return f.assume(ctx, attempted)
 	case harness:
+		f.keepUnknown(earlier, attempted)
 		return f.harnessErr(op, err)
 	default:
 		rerr := f.resolve(ctx, op, attempted, f.o.AllocationID, err)

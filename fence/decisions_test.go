@@ -66,6 +66,61 @@ func TestReadBackConfigErrorLeavesTheOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// TestGarbledReadBackLeavesTheOutcomeUnknown: an owner's CAS lands but its answer is lost,
+// and the read-back returns a body that is no version of the key (a garbled or misdirected
+// answer): an identity error, which tells nothing about the write. Its outcome stays
+// unknown, so the retry refused by the owner's own write reads the key again and adopts it;
+// the owner is never fenced by itself. The same holds when the garbled read is the one after
+// the refused retry.
+func TestGarbledReadBackLeavesTheOutcomeUnknown(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			for _, late := range []bool{false, true} {
+				w := newWorld(t, b)
+				a, as := w.owner("a", 5, true, Correct)
+				as.on("put-if-match", w.key(5), lose)
+				if late {
+					as.on("get", w.key(5), drop)
+					wantErr(t, "landed CAS with a lost answer and a lost read-back", a.Advance(w.ctx), ErrRetryable, "")
+				}
+				as.on("get", w.key(5), garble)
+				if err := a.Advance(w.ctx); !errors.Is(err, ErrIdentity) || IsFenced(err) || a.Fenced() {
+					t.Fatalf("late=%v: a garbled read-back: got %v (fenced: %v), want an identity error, not fenced", late, err, a.Fenced())
+				}
+				mustOK(t, "the retry, refused by the owner's own write, reads it back", a.Advance(w.ctx))
+				mustOK(t, "the next advance", a.Advance(w.ctx))
+				if c := w.content(5); c.AllocationID != "a" || c.Seq != 2 || a.Seq() != 2 || a.Fenced() {
+					t.Fatalf("late=%v: key holds %+v, owner at seq %d (fenced: %v); want the owner's writes at seq 1 then 2",
+						late, c, a.Seq(), a.Fenced())
+				}
+			}
+		})
+	}
+}
+
+// TestConfigRefusedRetryKeepsTheOutcomeUnknown: an owner's CAS lands but its answer and its
+// read-back are lost, so its outcome is unknown. The retry at the same seq is refused by the
+// store's configuration (a 403, never applied), which says nothing about the earlier write:
+// the retry after that, refused by the owner's own write, reads it back and adopts it.
+func TestConfigRefusedRetryKeepsTheOutcomeUnknown(t *testing.T) {
+	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			a, as := w.owner("a", 5, true, Correct)
+			as.on("put-if-match", w.key(5), lose)
+			as.on("get", w.key(5), drop)
+			wantErr(t, "landed CAS with a lost answer and a lost read-back", a.Advance(w.ctx), ErrRetryable, "")
+			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			bareConfigErr(t, a, "the retry refused by the configuration", a.Advance(w.ctx))
+			mustOK(t, "the retry after it, refused by the owner's own write", a.Advance(w.ctx))
+			if c := w.content(5); c.AllocationID != "a" || c.Seq != 1 || a.Seq() != 1 || a.Fenced() {
+				t.Fatalf("key holds %+v, owner at seq %d (fenced: %v); want the owner's own write at seq 1 adopted", c, a.Seq(), a.Fenced())
+			}
+		})
+	}
+}
+
 // TestClaimWhoseSweepListingFailsHoldsNothing: a claim creates its key, then the listing
 // before the sweep fails. The claim is retryable (it could not sweep the lower terms), the
 // instance holds no token, and a retry claims.

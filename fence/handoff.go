@@ -55,6 +55,7 @@ func (f *Fence) Transfer(ctx context.Context, targetAllocation string) error {
 			return err
 		}
 	case harness:
+		f.keepUnknown(earlier, attempted)
 		return f.harnessErr(op, err)
 	default:
 		if f.o.Variant == NoAdoptionOnTransfer {
@@ -129,6 +130,7 @@ func (f *Fence) Revert(ctx context.Context) (resumed bool, err error) {
 			return false, err
 		}
 	case harness:
+		f.keepUnknown(earlier, attempted)
 		return false, f.harnessErr(op, err)
 	default:
 		if err := f.resolve(ctx, op, attempted, f.o.AllocationID, err); err != nil {

@@ -128,11 +128,12 @@ func wantErr(t *testing.T, what string, err, kind error, reason string) {
 type action int
 
 const (
-	pass  action = iota // apply normally (after the rule's hook)
-	drop                // not applied; the caller sees an ambiguous outcome (lost request)
-	lose                // applied; the caller sees an ambiguous outcome (lost response)
-	fail                // not applied; the caller sees rule.err
-	as412               // applied; a not-found answer comes back as 412 (stores that answer If-Match on a missing key with 412)
+	pass   action = iota // apply normally (after the rule's hook)
+	drop                 // not applied; the caller sees an ambiguous outcome (lost request)
+	lose                 // applied; the caller sees an ambiguous outcome (lost response)
+	fail                 // not applied; the caller sees rule.err
+	as412                // applied; a not-found answer comes back as 412 (stores that answer If-Match on a missing key with 412)
+	garble               // a read: applied, and the body comes back cut in half (a misdirected or garbled answer)
 )
 
 type rule struct {
@@ -218,6 +219,12 @@ func apply[T any](r *rule, op, key string, call func() (T, error)) (T, error) {
 			return zero, err
 		}
 		return zero, injectedAmbiguous(op, key)
+	case garble:
+		v, err := call()
+		if o, ok := any(&v).(*store.Object); ok && err == nil {
+			o.Body = o.Body[:len(o.Body)/2]
+		}
+		return v, err
 	case as412:
 		v, err := call()
 		if errors.Is(err, store.ErrNotFound) {

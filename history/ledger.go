@@ -27,8 +27,11 @@ type LedgerEntry struct {
 	Status      int           `json:"status,omitempty"` // the store's status (0: none)
 	ETag        string        `json:"etag,omitempty"`   // the store's ETag, quotes stripped
 	Code        string        `json:"code,omitempty"`   // the store's S3 error code
-	Delivered   bool          `json:"delivered"`        // the client received the store's answer
-	Err         string        `json:"err,omitempty"`
+	// Injected is the status the fault proxy answered in the store's place (a status rule),
+	// 0 when it did not: the store never saw such a request, and its Status stays 0.
+	Injected  int    `json:"injected,omitempty"`
+	Delivered bool   `json:"delivered"` // the client received the store's answer
+	Err       string `json:"err,omitempty"`
 	// Refused says why the fault proxy answered the request itself with an S3 error instead of
 	// forwarding it (a signature that does not verify, a key outside the run's prefix); the
 	// store never saw it.

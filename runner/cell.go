@@ -293,12 +293,13 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 			wr := cr.cluster.Writer(w.ID)
 			cr.startMark() // the promotion waits on the clock (its retries): time moves again
 			if err := wr.Promote(ctx, w.Term); err != nil {
-				// A step that crashed the writer mid-promotion, a rival that fenced it, or a
-				// fault that kept the store from answering makes the failure an outcome the
-				// checker judges; anything else is the bench's.
+				// A step that crashed the writer mid-promotion, a rival that fenced it, a
+				// fault that kept the store from answering, or a status a rule answered in
+				// the store's place (a 403 from a rule armed early) makes the failure an
+				// outcome the checker judges; anything else is the bench's.
 				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) &&
 					!fence.IsRetryable(err) && !errors.Is(err, store.ErrAmbiguous) && !errors.Is(err, store.ErrConflict) &&
-					ctx.Err() == nil && first == nil {
+					!cr.answeredByFault(w.ID) && ctx.Err() == nil && first == nil {
 					first = harnessf("initial promotion of %s at term %d: %v", w.ID, w.Term, err)
 				}
 				cr.log.Debug("initial promotion ended by a step", "writer", w.ID, "err", err)
@@ -634,4 +635,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// answeredByFault reports whether a request rule on w's path answered one of its requests
+// in the store's place (the ledger's Injected): the failure of its initial promotion may be
+// that rule's doing, not the bench's.
+func (cr *cellRun) answeredByFault(w string) bool {
+	for _, l := range cr.fb.Ledger() {
+		if l.Writer == w && l.Injected != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -125,6 +125,7 @@ func (p *Path) serve(c call, e history.LedgerEntry, rule *faults.Rule, keyOK fun
 		e.Err = "request dropped by fault rule " + rule.Name
 		return answer{err: unknown(c.op, c.key, "request dropped")}, e
 	case faults.SyntheticStatus:
+		e.Injected = rule.Status
 		kind := store.Classify(rule.Status, rule.Code)
 		err := &store.Error{Op: c.op, Key: c.key, Kind: kind, Status: rule.Status, Code: rule.Code,
 			Err: fmt.Errorf("injected by fault rule %s", rule.Name)}

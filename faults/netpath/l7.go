@@ -113,6 +113,7 @@ func (p *Path) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	if rule != nil && rule.Action == faults.SyntheticStatus {
+		e.Injected = rule.Status
 		b.finish(x)
 		writeS3Error(w, r, rule.Status, rule.Code, fmt.Sprintf("injected by fault rule %s", rule.Name),
 			e.Key, b.o.Bucket, fmt.Sprintf("faults-%d", e.ID))

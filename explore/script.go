@@ -1,0 +1,97 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencebench/fencebench/faults"
+	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/scenarios"
+)
+
+// A script is several request rules on one writer's fence objects, armed together and each
+// firing once, at consecutive places in the run of that writer's requests on its fence keys
+// (any method: creates, CASes, read-backs, sweeps; listings are not counted): the second
+// request after the arming lost, the third refused, the fifth answered 404. One fault is
+// what the kinds draw; a step's recovery path (a read-back after a lost answer, a retry after
+// a failed read-back, a sweep after a refused create) meets a second and a third fault only in
+// a script. The correct protocol must come through any script: each answer is one a store or
+// the network can give any request.
+
+// scriptActs are the answers a script's places draw from: failures, lost requests and
+// answers, holds. Never an answer that states something false about the key (a 404 for a key
+// that stands, a 412 for a CAS that held): the protocol rightly believes those and stands
+// down, and a refused create or CAS is what two places of a script produce on their own (a
+// lost answer, then the retry meeting its own write).
+var scriptActs = []string{string(faults.DropResponse), string(faults.DropRequest), "status-500", "status-503",
+	"status-403", string(faults.Delay)}
+
+// scriptKey matches a writer's requests on fence objects, and not the listings of the fence
+// prefix (which end at "fence__").
+const scriptKey = "*fence__?*"
+
+// script gives one schedule in four a script (scriptRules): its own stream, so every other
+// draw of a seed stays as it was. A shape that is the whole schedule, a clean schedule (no
+// fault, the liveness bound judged) and a system's schedule are left as drawn.
+func (g *gen) script(sc *scenarios.Scenario) {
+	if g.sole || g.clean || g.o.System != nil || g.scripts.IntN(4) != 0 {
+		return
+	}
+	scriptRules(sc, g.scripts, g.seed, g.o)
+}
+
+// scriptRules adds a script of two to four faults on one writer that holds or will hold a
+// term: armed from the start for a copy that is not primary then (its first fence requests
+// are its claim when a step promotes it) or at one of its claims, syncs or acknowledgements
+// (a declared primary's syncs or acknowledgements: its first claim is the run's set-up); the first fault at the first or
+// second request after the arming, each next one right after the previous or one request
+// later.
+func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bool {
+	ws := syncers(m)
+	n := 2 + r.IntN(3)
+	if o.System != nil || len(ws) == 0 || len(m.Steps)+n > maxSteps {
+		return false
+	}
+	w := ws[r.IntN(len(ws))]
+	arm := scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP}
+	declared := slices.ContainsFunc(m.Writers, func(d scenarios.Writer) bool { return d.ID == w && d.Role == "primary" })
+	if declared || r.IntN(5) >= 2 {
+		ev := base[r.IntN(len(base))]
+		if declared && ev == history.SigClaimed {
+			// A declared primary claims while the run sets up: a fault then is the
+			// harness's, not the protocol's to come through.
+			ev = history.SigSynced
+		}
+		arm.Trigger, arm.After = scenarios.TriggerAfter, &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
+		if ev != history.SigClaimed {
+			arm.After.Count = 1 + r.IntN(6)
+		}
+	}
+	id := 1
+	for slices.ContainsFunc(m.Steps, func(st scenarios.Step) bool {
+		return st.Action == scenarios.HTTP && strings.HasPrefix(st.Params.Rule.Name, fmt.Sprintf("script%d-", id))
+	}) {
+		id++
+	}
+	at := 1 + r.IntN(2)
+	for range n {
+		act := scriptActs[r.IntN(len(scriptActs))]
+		st := arm
+		if arm.After != nil {
+			t := *arm.After
+			st.After = &t
+		}
+		rule := faults.Rule{Name: fmt.Sprintf("script%d-%s-%d", id, act, at), Key: scriptKey, Nth: at, Count: 1}
+		setAction(&rule, act, func() time.Duration { return time.Duration(10+r.IntN(30)) * 10 * time.Millisecond })
+		st.Params = scenarios.Params{Writer: w, Rule: rule}
+		m.Steps = append(m.Steps, st)
+		at++
+		if r.IntN(3) == 0 {
+			at++
+		}
+	}
+	return true
+}
