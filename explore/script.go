@@ -12,14 +12,15 @@ import (
 	"github.com/fencebench/fencebench/scenarios"
 )
 
-// A script is several request rules on one writer's fence objects, armed together and each
-// firing once, at consecutive places in the run of that writer's requests on its fence keys
-// (any method: creates, CASes, read-backs, sweeps; listings are not counted): the second
-// request after the arming lost, the third refused, the fifth answered 404. One fault is
-// what the kinds draw; a step's recovery path (a read-back after a lost answer, a retry after
-// a failed read-back, a sweep after a refused create) meets a second and a third fault only in
-// a script. The correct protocol must come through any script: each answer is one a store or
-// the network can give any request.
+// A script is several request rules on one writer's requests on one kind of file (its fence
+// objects most often, else its metadata files, its .tlog files or its segment files), armed
+// together and each firing once, at consecutive places in the run of that writer's requests
+// on those files (any method: creates, CASes, uploads, reads, read-backs, deletes): the second
+// request after the arming lost, the third refused, the fifth failed. One fault is what the
+// kinds draw; a step's recovery path (a read-back after a lost answer, a retry after a failed
+// read-back, the next read of a restore after a failed one) meets a second and a third fault
+// only in a script. The correct protocol must come through any script: each answer is one a
+// store or the network can give any request.
 
 // scriptActs are the answers a script's places draw from: failures, lost requests and
 // answers, holds. Never an answer that states something false about the key (a 404 for a key
@@ -33,6 +34,12 @@ var scriptActs = []string{string(faults.DropResponse), string(faults.DropRequest
 // prefix (which end at "fence__").
 const scriptKey = "*fence__?*"
 
+// scriptFamilies are the kinds of file a script faults, the fence three times in six.
+var scriptFamilies = []family{
+	{"fence", scriptKey, nil}, {"fence", scriptKey, nil}, {"fence", scriptKey, nil},
+	{"metadata", families[1].key, nil}, {"tlog", families[2].key, nil}, {"segment", families[3].key, nil},
+}
+
 // script gives one schedule in four a script (scriptRules): its own stream, so every other
 // draw of a seed stays as it was. A shape that is the whole schedule, a clean schedule (no
 // fault, the liveness bound judged) and a system's schedule are left as drawn.
@@ -43,22 +50,31 @@ func (g *gen) script(sc *scenarios.Scenario) {
 	scriptRules(sc, g.scripts, g.seed, g.o)
 }
 
-// scriptRules adds a script of two to four faults on one writer that holds or will hold a
-// term: armed from the start for a copy that is not primary then (its first fence requests
+// scriptRules adds a script of two to four faults on one kind of file of one writer that
+// holds or will hold a term (or, for a kind other than the fence, recovers): armed from the start for a copy that is not primary then (its first fence requests
 // are its claim when a step promotes it) or at one of its claims, syncs or acknowledgements
 // (a declared primary's syncs or acknowledgements: its first claim is the run's set-up); the first fault at the first or
 // second request after the arming, each next one right after the previous or one request
 // later.
 func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bool {
-	ws := syncers(m)
 	n := 2 + r.IntN(3)
+	fam := scriptFamilies[r.IntN(len(scriptFamilies))]
+	ws := syncers(m)
+	if fam.name != "fence" {
+		// A recovering copy reads the .tlog and segment files too (it holds no term).
+		for _, st := range m.Steps {
+			if st.Action == scenarios.Recover && !slices.Contains(ws, st.Params.Writer) {
+				ws = append(ws, st.Params.Writer)
+			}
+		}
+	}
 	if o.System != nil || len(ws) == 0 || len(m.Steps)+n > maxSteps {
 		return false
 	}
 	w := ws[r.IntN(len(ws))]
 	arm := scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP}
 	declared := slices.ContainsFunc(m.Writers, func(d scenarios.Writer) bool { return d.ID == w && d.Role == "primary" })
-	if declared || r.IntN(5) >= 2 {
+	if syncs := slices.Contains(syncers(m), w); declared || syncs && r.IntN(5) >= 2 {
 		ev := base[r.IntN(len(base))]
 		if declared && ev == history.SigClaimed {
 			// A declared primary claims while the run sets up: a fault then is the
@@ -84,7 +100,7 @@ func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bo
 			t := *arm.After
 			st.After = &t
 		}
-		rule := faults.Rule{Name: fmt.Sprintf("script%d-%s-%d", id, act, at), Key: scriptKey, Nth: at, Count: 1}
+		rule := faults.Rule{Name: fmt.Sprintf("script%d-%s-%s-%d", id, fam.name, act, at), Key: fam.key, Nth: at, Count: 1}
 		setAction(&rule, act, func() time.Duration { return time.Duration(10+r.IntN(30)) * 10 * time.Millisecond })
 		st.Params = scenarios.Params{Writer: w, Rule: rule}
 		m.Steps = append(m.Steps, st)

@@ -11,15 +11,15 @@ import (
 	"github.com/fencebench/fencebench/scenarios"
 )
 
-// One schedule in four (that is not a shape alone) gets a script: two to four request rules
-// on one writer's fence objects, armed together, each firing once at its own place in that
+// One schedule in four (that is not a shape alone, nor clean) gets a script: two to four
+// request rules on one writer's requests on one kind of file (fence objects most often), armed together, each firing once at its own place in that
 // writer's run of fence requests, in increasing order. The script is drawn from a stream of its
 // own: without it the schedule is the one the seed drew before, step for step. A declared
 // primary's script waits for a sync or an acknowledgement of its own (its first claim is the
 // run's set-up), and no place answers a 412.
 func TestGenerateScripts(t *testing.T) {
 	scripts, armedAtStart := 0, 0
-	acts := map[string]int{}
+	acts, keys := map[string]int{}, map[string]int{}
 	for seed := uint64(1); seed <= 2000; seed++ {
 		sc := newGen(seed, GenOptions{}.normalized()).scenario()
 		was := newGen(seed, GenOptions{}.normalized())
@@ -55,10 +55,11 @@ func TestGenerateScripts(t *testing.T) {
 			declared && first.After.Event == history.SigClaimed {
 			t.Fatalf("seed %d: a script armed by %+v on %s (declared primary: %v)", seed, first.After, first.Params.Writer, declared)
 		}
+		keys[first.Params.Rule.Key]++
 		nth := 0
 		for _, st := range added {
 			r := st.Params.Rule
-			if st.Action != scenarios.HTTP || !strings.HasPrefix(r.Name, "script") || r.Key != scriptKey || r.Method != "" ||
+			if st.Action != scenarios.HTTP || !strings.HasPrefix(r.Name, "script") || r.Key != first.Params.Rule.Key || r.Method != "" ||
 				r.Count != 1 || r.Nth <= nth || r.Nth > nth+2 || st.Params.Writer != first.Params.Writer ||
 				st.Trigger != first.Trigger || !reflect.DeepEqual(st.After, first.After) {
 				t.Fatalf("seed %d: script step %+v after place %d, first %+v", seed, st, nth, first)
@@ -78,6 +79,11 @@ func TestGenerateScripts(t *testing.T) {
 	}
 	if armedAtStart == 0 {
 		t.Fatal("no script armed from the start")
+	}
+	for _, f := range scriptFamilies {
+		if keys[f.key] < 20 {
+			t.Errorf("only %d scripts fault %s", keys[f.key], f.key)
+		}
 	}
 	for _, a := range scriptActs {
 		if acts[a] == 0 {
