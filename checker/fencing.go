@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fencebench/fencebench/history"
@@ -131,7 +130,7 @@ func (x *fencingJudge) toldSuperseded(f *history.Event, since time.Duration) boo
 		if l.Writer != path || l.Injected != 412 && l.Injected != 404 {
 			continue
 		}
-		if f.Key != "" && l.Key != f.Key || !strings.Contains(l.Key, "fence__") {
+		if f.Key != "" && l.Key != f.Key || !isFenceKey(l.Key) {
 			continue
 		}
 		if l.Time >= since && l.Done <= f.Complete {

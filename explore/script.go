@@ -51,15 +51,17 @@ func (g *gen) script(sc *scenarios.Scenario) {
 }
 
 // scriptRules adds a script of two to four faults on one kind of file of one writer that
-// holds or will hold a term (or, for a kind other than the fence, recovers): armed from the start for a copy that is not primary then (its first fence requests
-// are its claim when a step promotes it) or at one of its claims, syncs or acknowledgements
-// (a declared primary's syncs or acknowledgements: its first claim is the run's set-up); the first fault at the first or
-// second request after the arming, each next one right after the previous or one request
-// later.
+// holds or will hold a term (or, for a kind other than the fence, recovers). It is armed
+// from the start for a copy that is not primary then (its first requests are its claim when
+// a step promotes it, its reads when it recovers), else at one of its claims, syncs or
+// acknowledgements (a declared primary's syncs or acknowledgements: its first claim is the
+// run's set-up). The first fault is at the first or second request after the arming, each
+// next one right after the previous or one request later.
 func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bool {
 	n := 2 + r.IntN(3)
 	fam := scriptFamilies[r.IntN(len(scriptFamilies))]
-	ws := syncers(m)
+	terms := syncers(m)
+	ws := slices.Clone(terms)
 	if fam.name != "fence" {
 		// A recovering copy reads the .tlog and segment files too (it holds no term).
 		for _, st := range m.Steps {
@@ -74,7 +76,7 @@ func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bo
 	w := ws[r.IntN(len(ws))]
 	arm := scenarios.Step{Trigger: scenarios.TriggerAt, Action: scenarios.HTTP}
 	declared := slices.ContainsFunc(m.Writers, func(d scenarios.Writer) bool { return d.ID == w && d.Role == "primary" })
-	if syncs := slices.Contains(syncers(m), w); declared || syncs && r.IntN(5) >= 2 {
+	if declared || slices.Contains(terms, w) && r.IntN(5) >= 2 {
 		ev := base[r.IntN(len(base))]
 		if declared && ev == history.SigClaimed {
 			// A declared primary claims while the run sets up: a fault then is the
