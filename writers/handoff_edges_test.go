@@ -36,14 +36,7 @@ func TestLostHandoffMessageReturnsTheTargetToStandby(t *testing.T) {
 // sync) reports the drain's end, and the source serves again: it takes new ops and
 // acknowledges them.
 func TestAbandonedDrainLetsTheSourceServeAgain(t *testing.T) {
-	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 5, time.Hour })
-	hs := newHold(r.st, isMetadataPut)
-	a, tg := r.add("a", hs), r.add("t", nil)
-	r.promote(a, 3)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
-	r.submit(a, 2) // buffered until the drain
-	hs.arm()
+	r, a, tg, hs := drainHeld(t)
 	rctx, cancel := context.WithCancel(ctx(t))
 	defer cancel()
 	done := make(chan error, 1)
@@ -63,6 +56,21 @@ func TestAbandonedDrainLetsTheSourceServeAgain(t *testing.T) {
 	}
 	r.submit(a, 5)
 	r.waitAcked(a, 12)
+}
+
+// drainHeld is a source a at term 3 with 5 ops acknowledged and 2 buffered until a drain,
+// whose metadata upload the armed hold stops, and a standby copy t.
+func drainHeld(t *testing.T) (*rig, *Writer, *Writer, *holdStore) {
+	t.Helper()
+	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 5, time.Hour })
+	hs := newHold(r.st, isMetadataPut)
+	a, tg := r.add("a", hs), r.add("t", nil)
+	r.promote(a, 3)
+	r.submit(a, 5)
+	r.waitAcked(a, 5)
+	r.submit(a, 2) // buffered until the drain
+	hs.arm()
+	return r, a, tg, hs
 }
 
 // holdCASStore blocks the first conditional write (after it is armed) until released.
@@ -126,4 +134,78 @@ func TestCrashedTargetRefusesTheHandoffAtOnce(t *testing.T) {
 			t.Fatalf("relocation %d: handoff events %+v; want the last failed, refused by the crashed target", i, ho)
 		}
 	}
+}
+
+// A relocation abandoned while its handoff message is held (the abort point before the target
+// writes) or lost returns the reserved target to standby: the message never reaches it, and
+// nothing else would release it.
+func TestAbandonedHandoffReleasesTheTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts RelocateOptions
+		hf   []faults.Handoff
+	}{
+		{"held", RelocateOptions{Abort: history.AbortBeforeTargetWrites, AnswerTimeout: time.Hour}, nil},
+		{"lost", RelocateOptions{AnswerTimeout: time.Hour}, []faults.Handoff{{LoseMessage: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := memRig(t, nil)
+			a, tg := r.add("a", nil), r.add("t", nil)
+			r.promote(a, 3)
+			r.submit(a, 5)
+			r.waitAcked(a, 5)
+			for _, h := range tc.hf {
+				r.faultHandoffs(a, h)
+			}
+			rctx, cancel := context.WithCancel(ctx(t))
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.Relocate(rctx, tg, tc.opts)
+				done <- err
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for tr := r.events(history.Transfer, "a"); len(tr) == 0 || tr[0].Outcome != history.OK; tr = r.events(history.Transfer, "a") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no transfer that succeeded: %+v", tr)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			cancel() // the handoff waits for an answer that cannot come
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("relocation abandoned during its handoff: %v; want the context's end", err)
+			}
+			if tg.State() != StateStandby {
+				t.Fatalf("the target of the abandoned handoff is %s; want standby", tg.State())
+			}
+			r.promote(tg, 4)
+		})
+	}
+}
+
+// A prehydrated target that crashed while the source drained is not reserved anew: the
+// relocation fails before the transfer (fence ownership never moves to a crashed copy), and
+// the source serves again.
+func TestPrehydratedTargetCrashedDuringTheDrain(t *testing.T) {
+	r, a, tg, hs := drainHeld(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Relocate(ctx(t), tg, RelocateOptions{Prehydrate: true, AnswerTimeout: time.Hour})
+		done <- err
+	}()
+	hs.waitHit(t) // the drain's sync, after the prehydration
+	tg.Crash()
+	close(hs.release)
+	err := <-done
+	if !errors.Is(err, ErrNotServing) || !strings.Contains(err.Error(), "the target") {
+		t.Fatalf("relocation to a target that crashed during the drain: %v; want the target refused", err)
+	}
+	if tr := r.events(history.Transfer, "a"); len(tr) != 0 {
+		t.Fatalf("the source transferred its fence to a crashed target: %+v", tr)
+	}
+	if a.State() != StateActive {
+		t.Fatalf("source %s; want active", a.State())
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 12)
 }
