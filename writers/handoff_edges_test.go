@@ -64,10 +64,7 @@ func drainHeld(t *testing.T) (*rig, *Writer, *Writer, *holdStore) {
 	t.Helper()
 	r := memRig(t, func(c *Config) { c.SyncEvery, c.SyncInterval = 5, time.Hour })
 	hs := newHold(r.st, isMetadataPut)
-	a, tg := r.add("a", hs), r.add("t", nil)
-	r.promote(a, 3)
-	r.submit(a, 5)
-	r.waitAcked(a, 5)
+	a, tg := r.ackingOn("a", hs, 3, 5), r.add("t", nil)
 	r.submit(a, 2) // buffered until the drain
 	hs.arm()
 	return r, a, tg, hs
@@ -150,10 +147,7 @@ func TestAbandonedHandoffReleasesTheTarget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := memRig(t, nil)
-			a, tg := r.add("a", nil), r.add("t", nil)
-			r.promote(a, 3)
-			r.submit(a, 5)
-			r.waitAcked(a, 5)
+			a, tg := r.acking("a", 3, 5), r.add("t", nil)
 			for _, h := range tc.hf {
 				r.faultHandoffs(a, h)
 			}
@@ -208,4 +202,55 @@ func TestPrehydratedTargetCrashedDuringTheDrain(t *testing.T) {
 	}
 	r.submit(a, 5)
 	r.waitAcked(a, 12)
+}
+
+// A relocation abandoned during its revert (the handoff message lost, the caller's context
+// ending while the revert's conditional write waits) returns the target, which never heard
+// of the relocation, to standby.
+func TestAbandonedRevertReleasesTheTarget(t *testing.T) {
+	r := memRig(t, nil)
+	hs := &holdCASStore{Store: r.st, hit: make(chan struct{}), release: make(chan struct{})}
+	a, tg := r.ackingOn("a", hs, 3, 5), r.add("t", nil)
+	stop := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == history.SigTransferred {
+			hs.armed.Store(true) // the next conditional write is the revert's
+		}
+	})
+	defer stop()
+	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
+	rctx, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Relocate(rctx, tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
+		done <- err
+	}()
+	<-hs.hit
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "revert") {
+		t.Fatalf("relocation abandoned during its revert: %v; want the revert's end", err)
+	}
+	if tg.State() != StateStandby {
+		t.Fatalf("the target that never heard of the relocation is %s; want standby", tg.State())
+	}
+	r.promote(tg, 4)
+}
+
+// A transfer that succeeded records the version it wrote (its ETag, the token the source
+// retains for a revert, and its seq), not the one it presented.
+func TestTransferRecordsTheVersionItWrote(t *testing.T) {
+	r := memRig(t, nil)
+	a, tg := r.acking("a", 3, 5), r.add("t", nil)
+	presented, before := a.f.Token(), a.f.Seq()
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || res != RelocationHandedOff {
+		t.Fatalf("relocate: %+v, %v", res, err)
+	}
+	tr := r.events(history.Transfer, "a")
+	if len(tr) != 1 || tr[0].Outcome != history.OK {
+		t.Fatalf("transfer events %+v; want one that succeeded", tr)
+	}
+	if ev := tr[0]; ev.Token == presented || ev.Token != a.f.Token() || ev.Seq != before+1 || ev.Seq != a.f.Seq() {
+		t.Fatalf("transfer recorded token %q seq %d; presented %q at seq %d, retained %q at seq %d",
+			ev.Token, ev.Seq, presented, before, a.f.Token(), a.f.Seq())
+	}
 }

@@ -292,7 +292,13 @@ func isMetadataFile(key string) bool { return strings.Contains(key, "/translog/m
 // acking adds writer id, promotes it at term, and has it acknowledge n fresh ops.
 func (r *rig) acking(id string, term int64, n int) *Writer {
 	r.t.Helper()
-	w := r.add(id, nil)
+	return r.ackingOn(id, nil, term, n)
+}
+
+// ackingOn is acking with the writer's store path st (nil: the rig's store).
+func (r *rig) ackingOn(id string, st store.Store, term int64, n int) *Writer {
+	r.t.Helper()
+	w := r.add(id, st)
 	r.promote(w, term)
 	r.submit(w, n)
 	r.waitAcked(w, int64(n))
