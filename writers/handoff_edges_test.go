@@ -254,3 +254,58 @@ func TestTransferRecordsTheVersionItWrote(t *testing.T) {
 			ev.Token, ev.Seq, presented, before, a.f.Token(), a.f.Seq())
 	}
 }
+
+// A transfer whose conditional write got no answer (a 500: the outcome unknown) is tried
+// again with the same token, and the relocation goes on to hand off.
+func TestTransferRetriesAnUnansweredWrite(t *testing.T) {
+	r := memRig(t, nil)
+	st := newFailStore(r.st, "put-if-match", func(key string) bool { return strings.Contains(key, "/fence__") }, 0, unanswered)
+	a, tg := r.ackingOn("a", st, 3, 5), r.add("t", nil)
+	stop := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == history.SigDrained {
+			st.n.Store(1) // the next conditional write on the fence is the transfer's
+		}
+	})
+	defer stop()
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || res != RelocationHandedOff {
+		t.Fatalf("relocation whose transfer went unanswered once: %+v, %v; want it handed off", res, err)
+	}
+	tr := r.events(history.Transfer, "a")
+	if len(tr) != 2 || tr[0].Outcome == history.OK || tr[0].Outcome == history.Fail || tr[1].Outcome != history.OK ||
+		tr[1].Token == "" || tr[1].Token != a.f.Token() {
+		t.Fatalf("transfer events %+v; want an unanswered attempt, then one that wrote the retained token %q", tr, a.f.Token())
+	}
+	r.waitAcked(tg, 0)
+	if tg.State() != StateActive {
+		t.Fatalf("target %s; want active", tg.State())
+	}
+}
+
+// A source that resumed after a failed handoff publishes its next reference set in its
+// revert's band (grantBase at the revert's seq), above anything a target that took the chain
+// at the transfer's seq could have published at the same term.
+func TestResumedSourcePublishesInItsRevertsBand(t *testing.T) {
+	r := memRig(t, nil)
+	a, tg := r.acking("a", 3, 5), r.add("t", nil)
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh: %v %v", ok, err)
+	}
+	a.mu.Lock()
+	before := a.segs.gen
+	a.mu.Unlock()
+	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond}); err != nil || res != RelocationResumed {
+		t.Fatalf("relocation with a lost message: %+v, %v; want the source resumed", res, err)
+	}
+	seq := a.f.Seq()
+	if ok, err := a.Refresh(ctx(t)); err != nil || !ok {
+		t.Fatalf("refresh after the revert: %v %v", ok, err)
+	}
+	a.mu.Lock()
+	after := a.segs.gen
+	a.mu.Unlock()
+	if want := grantBase(before, seq); after != want {
+		t.Fatalf("the resumed source published at generation %d (before the relocation %d, revert seq %d); want %d",
+			after, before, seq, want)
+	}
+}

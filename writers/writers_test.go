@@ -174,8 +174,8 @@ func TestRelocation(t *testing.T) {
 		before := b.Acked()
 		r.waitAcked(b, before+5)
 		tr.Stop()
-		if sd := r.events(history.StandDown, "a"); len(sd) != 1 {
-			t.Fatalf("got %d StandDown events, want 1", len(sd))
+		if sd := r.events(history.StandDown, "a"); len(sd) != 1 || a.State() != StateStoodDown {
+			t.Fatalf("got %d StandDown events, source %s; want 1, stood down", len(sd), a.State())
 		}
 		// The refused revert records the fence's own reason, which names the adoption.
 		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.Fail ||
