@@ -300,7 +300,8 @@ func (rl *relocation) abort(ctx context.Context) (RelocationResult, error) {
 }
 
 // transfer hands the source's fence ownership to the target's allocation, recording
-// Transfer with the retained token, retrying while the outcome is unknown.
+// Transfer with the retained token, retrying while the outcome is unknown (a read-back that
+// came back garbled included).
 func (rl *relocation) transfer(ctx context.Context) error {
 	w, target := rl.src, rl.target
 	for attempt := 1; ; attempt++ {
@@ -315,7 +316,7 @@ func (rl *relocation) transfer(ctx context.Context) error {
 			w.emit(history.SigTransferred, ev, 0)
 			return nil
 		}
-		if !retryable(err) || ctx.Err() != nil {
+		if !retryable(err) && !garbled(err) || ctx.Err() != nil {
 			return err
 		}
 		if !w.backoff(ctx, attempt) {
@@ -325,7 +326,9 @@ func (rl *relocation) transfer(ctx context.Context) error {
 }
 
 // revert presents the source's retained token. Resumed: the source owns the chain again and
-// serves in a new generation band. Refused: it stands down.
+// serves in a new generation band. Refused: it stands down. It tries again while the outcome
+// is unknown (a read-back that came back garbled included) or the store refused the request
+// for its configuration.
 func (rl *relocation) revert(ctx context.Context) (bool, error) {
 	w := rl.src
 	term := w.Term()
@@ -361,7 +364,7 @@ func (rl *relocation) revert(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 		sp.End(fenceOutcome(err), err)
-		if !retryable(err) && !untold(err) || ctx.Err() != nil {
+		if !retryable(err) && !untold(err) && !garbled(err) || ctx.Err() != nil {
 			return false, err
 		}
 		if !w.backoff(ctx, attempt) {

@@ -1,12 +1,15 @@
 package writers
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fencebench/fencebench/faults"
 	"github.com/fencebench/fencebench/history"
+	"github.com/fencebench/fencebench/store"
 )
 
 // A handoff message delayed past the answer timeout is not lost: the source gives up and
@@ -107,4 +110,80 @@ func relocateWithFailedRevert(t *testing.T, fail error) (*rig, *Writer, *Writer,
 	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
 	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
 	return r, a, tg, res, err
+}
+
+// garbleStore, once armed, applies the next conditional write on a fence key and loses its
+// answer (a 500), then garbles the next read of a fence key (the body cut in half, as a
+// misdirected or damaged answer).
+type garbleStore struct {
+	store.Store
+	armed, garble atomic.Bool
+}
+
+func (g *garbleStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	if strings.Contains(key, "/fence__") && g.armed.CompareAndSwap(true, false) {
+		if _, err := g.Store.PutIfMatch(ctx, key, body, etag); err != nil {
+			return "", err
+		}
+		g.garble.Store(true)
+		return "", unanswered
+	}
+	return g.Store.PutIfMatch(ctx, key, body, etag)
+}
+
+func (g *garbleStore) Get(ctx context.Context, key string) (store.Object, error) {
+	o, err := g.Store.Get(ctx, key)
+	if err == nil && strings.Contains(key, "/fence__") && g.garble.CompareAndSwap(true, false) {
+		o.Body = o.Body[:len(o.Body)/2]
+	}
+	return o, err
+}
+
+// A revert that landed but whose answer was lost, and whose read-back came back garbled
+// (the outcome still unknown), is tried again: the retry, refused by that very revert, is
+// recognised by identity and the source resumes. Giving up there would leave the source
+// blocked for good, neither serving nor stood down.
+func TestRevertRetriesAfterAGarbledReadBack(t *testing.T) {
+	r := memRig(t, nil)
+	st := &garbleStore{Store: r.st}
+	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
+	stop := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == history.SigTransferred {
+			st.armed.Store(true) // the next conditional write on the fence is the revert's
+		}
+	})
+	defer stop()
+	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
+	if err != nil || res != RelocationResumed {
+		t.Fatalf("relocation whose revert landed unanswered and read back garbled: %+v, %v (source %s); want it resumed",
+			res, err, a.State())
+	}
+	r.submit(a, 5)
+	r.waitAcked(a, 15)
+}
+
+// The same for a transfer: one that landed unanswered and read back garbled is tried again,
+// recognised by identity when its own write refuses the retry, and the handoff goes on. Given
+// up, the source would serve again on a chain it had handed to a target that never adopts.
+func TestTransferRetriesAfterAGarbledReadBack(t *testing.T) {
+	r := memRig(t, nil)
+	st := &garbleStore{Store: r.st}
+	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
+	stop := r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == history.SigDrained {
+			st.armed.Store(true) // the next conditional write on the fence is the transfer's
+		}
+	})
+	defer stop()
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{})
+	if err != nil || res != RelocationHandedOff {
+		t.Fatalf("relocation whose transfer landed unanswered and read back garbled: %+v, %v (source %s); want it handed off",
+			res, err, a.State())
+	}
+	r.submit(tg, 5)
+	r.waitAcked(tg, 5)
+	if len(r.events(history.Fenced, "")) != 0 {
+		t.Fatalf("a copy was fenced: %+v", r.events(history.Fenced, ""))
+	}
 }

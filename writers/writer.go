@@ -378,3 +378,11 @@ func grantBase(last, s int64) int64 { return last + 1 + s*genStride }
 // retained token is still the only way back to the chain, and giving up would leave the
 // source blocked for good, owning the chain or not.
 func untold(err error) bool { return errors.Is(err, store.ErrConfig) }
+
+// garbled reports whether err is a fence step's read-back that the instance could not
+// recognise (an identity error: a misdirected or damaged answer about its own key after a
+// write whose answer was lost). The write's outcome is still unknown, and the instance checks
+// a retry's refusal by identity, so a relocation's transfer and revert try again after one:
+// given up, the revert would leave its source blocked for good, and the transfer would leave
+// it serving a chain it may have handed to a target that never adopts.
+func garbled(err error) bool { return errors.Is(err, fence.ErrIdentity) }
