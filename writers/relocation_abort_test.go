@@ -139,20 +139,28 @@ func (g *garbleStore) Get(ctx context.Context, key string) (store.Object, error)
 	return o, err
 }
 
+// garbledAfter is a source a (term 3, 10 ops acknowledged) and a standby copy t, a's path
+// a garbleStore armed when a signals sig: a's next conditional write on the fence lands
+// unanswered, and its read-back comes back garbled.
+func garbledAfter(t *testing.T, sig history.SignalKind) (*rig, *Writer, *Writer) {
+	t.Helper()
+	r := memRig(t, nil)
+	st := &garbleStore{Store: r.st}
+	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
+	t.Cleanup(r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == sig {
+			st.armed.Store(true)
+		}
+	}))
+	return r, a, tg
+}
+
 // A revert that landed but whose answer was lost, and whose read-back came back garbled
 // (the outcome still unknown), is tried again: the retry, refused by that very revert, is
 // recognised by identity and the source resumes. Giving up there would leave the source
 // blocked for good, neither serving nor stood down.
 func TestRevertRetriesAfterAGarbledReadBack(t *testing.T) {
-	r := memRig(t, nil)
-	st := &garbleStore{Store: r.st}
-	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
-	stop := r.c.Bus().Subscribe(func(s Signal) {
-		if s.Writer == "a" && s.Kind == history.SigTransferred {
-			st.armed.Store(true) // the next conditional write on the fence is the revert's
-		}
-	})
-	defer stop()
+	r, a, tg := garbledAfter(t, history.SigTransferred) // the revert's write
 	r.faultHandoffs(a, faults.Handoff{LoseMessage: true})
 	res, err := a.Relocate(ctx(t), tg, RelocateOptions{AnswerTimeout: 20 * time.Millisecond})
 	if err != nil || res != RelocationResumed {
@@ -167,15 +175,7 @@ func TestRevertRetriesAfterAGarbledReadBack(t *testing.T) {
 // recognised by identity when its own write refuses the retry, and the handoff goes on. Given
 // up, the source would serve again on a chain it had handed to a target that never adopts.
 func TestTransferRetriesAfterAGarbledReadBack(t *testing.T) {
-	r := memRig(t, nil)
-	st := &garbleStore{Store: r.st}
-	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
-	stop := r.c.Bus().Subscribe(func(s Signal) {
-		if s.Writer == "a" && s.Kind == history.SigDrained {
-			st.armed.Store(true) // the next conditional write on the fence is the transfer's
-		}
-	})
-	defer stop()
+	r, a, tg := garbledAfter(t, history.SigDrained) // the transfer's write
 	res, err := a.Relocate(ctx(t), tg, RelocateOptions{})
 	if err != nil || res != RelocationHandedOff {
 		t.Fatalf("relocation whose transfer landed unanswered and read back garbled: %+v, %v (source %s); want it handed off",
