@@ -23,7 +23,9 @@ import (
 // store or the network can give any request.
 
 // scriptActs are the answers a script's places draw from: failures, lost requests and
-// answers, holds. Never an answer that states something false about the key (a 404 for a key
+// answers, holds, and on the fence objects of the simulated stack misdirected reads (another
+// object of the folder, or a garbled body, in answer to a read: the protocol must take it for
+// unrecognized, never for a verdict). Never an answer that states something false about the key (a 404 for a key
 // that stands, a 412 for a CAS that held): the protocol rightly believes those and stands
 // down, and a refused create or CAS is what two places of a script produce on their own (a
 // lost answer, then the retry meeting its own write).
@@ -88,6 +90,18 @@ func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bo
 			arm.After.Count = 1 + r.IntN(6)
 		}
 	}
+	if fam.name == "fence" && slices.ContainsFunc(m.Steps, func(st scenarios.Step) bool {
+		return st.Action == scenarios.Relocate && st.Params.Writer == w
+	}) && r.IntN(2) == 0 {
+		// A relocation source's last fence steps: its transfer (armed at its drain) or its
+		// revert (armed at its transfer), with their read-backs and retries.
+		ev := []history.SignalKind{history.SigDrained, history.SigTransferred}[r.IntN(2)]
+		arm.Trigger, arm.After = scenarios.TriggerAfter, &scenarios.EventTrigger{Writer: w, Event: ev, Count: 1}
+	}
+	acts := scriptActs
+	if fam.name == "fence" && o.Misdirect {
+		acts = append(slices.Clone(scriptActs), string(faults.Misdirect))
+	}
 	id := 1
 	for slices.ContainsFunc(m.Steps, func(st scenarios.Step) bool {
 		return st.Action == scenarios.HTTP && strings.HasPrefix(st.Params.Rule.Name, fmt.Sprintf("script%d-", id))
@@ -96,13 +110,18 @@ func scriptRules(m *scenarios.Scenario, r *rand.Rand, _ uint64, o GenOptions) bo
 	}
 	at := 1 + r.IntN(2)
 	for range n {
-		act := scriptActs[r.IntN(len(scriptActs))]
+		act := acts[r.IntN(len(acts))]
 		st := arm
 		if arm.After != nil {
 			t := *arm.After
 			st.After = &t
 		}
 		rule := faults.Rule{Name: fmt.Sprintf("script%d-%s-%s-%d", id, fam.name, act, at), Key: fam.key, Nth: at, Count: 1}
+		if act == string(faults.Misdirect) {
+			// Misdirection answers reads only: the first or second read after the arming,
+			// most often the read-back of a write a place before lost its answer.
+			rule.Method, rule.Nth = "GET", 1+r.IntN(2)
+		}
 		setAction(&rule, act, func() time.Duration { return time.Duration(10+r.IntN(30)) * 10 * time.Millisecond })
 		st.Params = scenarios.Params{Writer: w, Rule: rule}
 		m.Steps = append(m.Steps, st)
