@@ -294,8 +294,8 @@ func (cr *cellRun) promoteInitial(ctx context.Context) error {
 			cr.startMark() // the promotion waits on the clock (its retries): time moves again
 			if err := wr.Promote(ctx, w.Term); err != nil {
 				// A step that crashed the writer mid-promotion, a rival that fenced it, a
-				// fault that kept the store from answering, or a status a rule answered in
-				// the store's place (a 403 from a rule armed early) makes the failure an
+				// fault that kept the store from answering, or an answer a rule gave in the
+				// store's place (a 403, a misdirected read, from a rule armed early) makes the failure an
 				// outcome the checker judges; anything else is the bench's.
 				if st := wr.State(); st != writers.StateCrashed && st != writers.StateFenced && !fence.IsFenced(err) &&
 					!fence.IsRetryable(err) && !errors.Is(err, store.ErrAmbiguous) && !errors.Is(err, store.ErrConflict) &&
@@ -638,11 +638,12 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // answeredByFault reports whether a request rule on w's path answered one of its requests
-// in the store's place (the ledger's Injected): the failure of its initial promotion may be
-// that rule's doing, not the bench's.
+// in the store's place (the ledger's Injected: a status; or a misdirected read, another
+// object's body): the failure of its initial promotion may be that rule's doing, not the
+// bench's.
 func (cr *cellRun) answeredByFault(w string) bool {
 	for _, l := range cr.fb.Ledger() {
-		if l.Writer == w && l.Injected != 0 {
+		if l.Writer == w && (l.Injected != 0 || l.Action == string(faults.Misdirect)) {
 			return true
 		}
 	}

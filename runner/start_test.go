@@ -34,11 +34,7 @@ steps:
 expect:
   verdict: pass
 `
-	sc, err := scenarios.Parse("paused-while-promoting.yaml", []byte(yaml), scenarios.Options{Variants: variants()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
+	sc, e := simCell(t, "paused-while-promoting.yaml", yaml)
 	start := time.Now()
 	res := e.run(context.Background(), env.NewSim(0), sc, 1)
 	took := time.Since(start)
@@ -89,11 +85,7 @@ steps:
       action: status
       status: 500
 `
-	sc, err := scenarios.Parse("never-claims.yaml", []byte(yaml), scenarios.Options{Variants: variants()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
+	sc, e := simCell(t, "never-claims.yaml", yaml)
 	res := e.run(context.Background(), env.NewSim(0), sc, 1)
 	if res.Verdict == checker.Fail {
 		t.Fatalf("verdict %s (%s), want no failure: nothing was acknowledged", res.Verdict, res.Error)
@@ -128,11 +120,7 @@ writers:
   - {id: a, role: primary, term: 5}
 traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
 `
-	sc, err := scenarios.Parse("steady.yaml", []byte(yaml), scenarios.Options{Variants: variants()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
+	sc, e := simCell(t, "steady.yaml", yaml)
 	ended := make(chan *outcome.CellResult, 1)
 	go func() { ended <- e.run(context.Background(), env.NewSim(0), sc, 1) }()
 	select {
@@ -143,4 +131,56 @@ traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
 	case <-time.After(time.Minute):
 		t.Fatal("the cell did not end after its initial promotions panicked")
 	}
+}
+
+// An initial promotion failed by a request rule that answered in the store's place (here a
+// misdirected read-back after the create's answer was lost) is an outcome the checker judges, not a harness error: the fault is the schedule's, and the
+// protocol must come through it (here by failing the promotion, so nothing is acknowledged).
+// The rules are a later incarnation's (a2 restarts a on its node), armed from the start: a's
+// own requests meet them.
+func TestInitialPromotionFailedByARuleIsJudged(t *testing.T) {
+	const yaml = `name: claim-answered-by-a-rule
+duration: 1s
+writers:
+  - {id: a, role: primary, term: 5}
+traffic: {clients: 2, rate: 200/s, sync_every: 10ops, sync_interval: 50ms}
+steps:
+  - at: 500ms
+    crash: a
+  - at: 600ms
+    restart: {writer: a, as: a2, term: 6}
+  - at: 0s
+    http:
+      writer: a2
+      name: loses-the-create
+      match: {key: "*fence__?*", nth: 1, count: 1}
+      action: drop-response
+  - at: 0s
+    http:
+      writer: a2
+      name: misdirects-the-read-back
+      match: {method: GET, key: "*fence__?*", nth: 1, count: 1}
+      action: misdirect
+`
+	sc, e := simCell(t, "claim-answered-by-a-rule.yaml", yaml)
+	res := e.run(context.Background(), env.NewSim(0), sc, 1)
+	failed := false
+	for _, ev := range res.Events {
+		failed = failed || ev.Writer == "a" && ev.Kind == history.Promote && ev.Outcome != history.OK
+	}
+	if res.Verdict == checker.Error || res.Verdict == checker.Fail || !failed {
+		t.Fatalf("verdict %s (%s), a's promotion failed: %v; want the failed promotion judged, not failed",
+			res.Verdict, res.Error, failed)
+	}
+}
+
+// simCell parses the scenario yaml (named name) and an exploration of the correct protocol
+// to run it in, on the simulated stack.
+func simCell(t *testing.T, name, yaml string) (*scenarios.Scenario, *exploration) {
+	t.Helper()
+	sc, err := scenarios.Parse(name, []byte(yaml), scenarios.Options{Variants: variants()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, &exploration{o: ExploreOptions{Variant: "correct", Prefix: "x/"}, dir: t.TempDir()}
 }
