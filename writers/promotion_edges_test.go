@@ -1,9 +1,11 @@
 package writers
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencebench/fencebench/fence"
 	"github.com/fencebench/fencebench/history"
@@ -19,6 +21,9 @@ func TestPromotionBelowAGrantedTermLeavesTheCopyFenced(t *testing.T) {
 	err := b.Promote(ctx(t), 1)
 	if !fence.IsFenced(err) {
 		t.Fatalf("promotion at term 1 under term 2: %v; want fenced", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "promote b at term 1: ") || strings.Contains(msg, "stopped") {
+		t.Fatalf("the fenced promotion's error %q; want it named, and not called stopped", msg)
 	}
 	if b.State() != StateFenced {
 		t.Fatalf("b is %s after a fenced promotion; want fenced", b.State())
@@ -125,4 +130,34 @@ func TestARestoreReadRetriesAnUnansweredMetadataListing(t *testing.T) {
 		t.Fatalf("b's restore reads %+v; want the unanswered one, then one restoring a's 5 ops", reads)
 	}
 	r.requireDurable(r.audit())
+}
+
+// stallListStore answers a listing of the fence keys only once the caller's context ended,
+// and then with a 500.
+type stallListStore struct{ store.Store }
+
+func (s stallListStore) List(ctx context.Context, prefix string) ([]store.Entry, error) {
+	if strings.HasSuffix(prefix, "/fence__") {
+		<-ctx.Done()
+		return nil, unanswered
+	}
+	return s.Store.List(ctx, prefix)
+}
+
+// A promotion whose context ends while a request of its claim is under way (the listing of
+// the fence keys, answered with a 500 only then) returns that request's failure and says
+// that it was stopped: the error names both and wraps the context's end.
+func TestStoppedPromotionSaysSo(t *testing.T) {
+	r := memRig(t, nil)
+	a := r.add("a", stallListStore{r.st})
+	pctx, cancel := context.WithTimeout(ctx(t), 100*time.Millisecond)
+	defer cancel()
+	err := a.Promote(pctx, 3)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "promote a at term 3: ") ||
+		!strings.Contains(err.Error(), "the promotion was stopped") || !strings.Contains(err.Error(), "InternalError") {
+		t.Fatalf("promotion stopped while its claim's listing failed: %v; want the listing's 500, then that it was stopped", err)
+	}
+	if a.State() != StateStandby {
+		t.Fatalf("a is %s after a stopped promotion; want standby", a.State())
+	}
 }
