@@ -2,8 +2,10 @@ package writers
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/store"
 )
 
@@ -59,5 +61,44 @@ func TestAuditTakesATermAboveAGrantThatNeverSealed(t *testing.T) {
 	res, err := r.c.Audit(ctx(t), r.st, 0)
 	if err != nil || res.Term != 10 {
 		t.Fatalf("audit: term %d, %v; want term 10, above the grant of 9", res.Term, err)
+	}
+}
+
+// An audit whose restore point names a .tlog file the store no longer holds still reads the
+// rest (the restore read succeeds), and its event notes the missing file by name; with every
+// file in place it notes nothing.
+func TestAuditNotesMissingTlogFiles(t *testing.T) {
+	r := memRig(t, nil)
+	r.acking("a", 3, 12) // several syncs, several .tlog files
+	r.settle()
+	es, err := r.st.List(ctx(t), r.c.cfg.Shard.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone string
+	for _, e := range es {
+		if strings.HasSuffix(e.Key, ".tlog") {
+			gone = e.Key
+			break
+		}
+	}
+	if gone == "" {
+		t.Fatalf("no .tlog file among %d objects", len(es))
+	}
+	r.audit()
+	if ev := r.events(history.Audit, AuditorID); len(ev) == 0 || ev[len(ev)-1].Outcome != history.OK || ev[len(ev)-1].Err != "" {
+		t.Fatalf("audit events with every file in place %+v; want the last one ok, noting nothing", ev)
+	}
+	if err := r.st.Delete(ctx(t), gone); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.c.Audit(ctx(t), r.st, 0)
+	if err != nil {
+		t.Fatalf("audit: %v", err)
+	}
+	ev := r.events(history.Audit, AuditorID)
+	if len(ev) == 0 || ev[len(ev)-1].Outcome != history.OK ||
+		!strings.Contains(ev[len(ev)-1].Err, "named .tlog file(s) missing") || !strings.Contains(ev[len(ev)-1].Err, gone) {
+		t.Fatalf("audit events %+v (result %+v); want the last one ok, noting %s missing", ev, res, gone)
 	}
 }
