@@ -177,6 +177,11 @@ func TestRelocation(t *testing.T) {
 		if sd := r.events(history.StandDown, "a"); len(sd) != 1 || a.State() != StateStoodDown {
 			t.Fatalf("got %d StandDown events, source %s; want 1, stood down", len(sd), a.State())
 		}
+		// The handoff failed because its answer was lost after the target served.
+		if ho := r.events(history.Handoff, "a"); len(ho) != 1 || ho[0].Outcome != history.Fail ||
+			!strings.Contains(ho[0].Err, "the target adopted and acknowledged") {
+			t.Fatalf("handoff events %+v; want one failed, its answer lost after the target served", ho)
+		}
 		// The refused revert records the fence's own reason, which names the adoption.
 		if rv := r.events(history.Revert, "a"); len(rv) != 1 || rv[0].Outcome != history.Fail ||
 			!strings.Contains(rv[0].Err, "the target adopted") {
