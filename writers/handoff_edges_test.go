@@ -309,3 +309,26 @@ func TestResumedSourcePublishesInItsRevertsBand(t *testing.T) {
 			after, before, seq, want)
 	}
 }
+
+// A relocation target's first sync adopts the chain (one Adopt event); every later sync is a
+// CAS presenting the token the previous one got.
+func TestTargetAdoptsOnceThenCASes(t *testing.T) {
+	r := memRig(t, nil)
+	a, tg := r.acking("a", 3, 5), r.add("t", nil)
+	if res, err := a.Relocate(ctx(t), tg, RelocateOptions{}); err != nil || res != RelocationHandedOff {
+		t.Fatalf("relocate: %+v, %v", res, err)
+	}
+	for i := 1; i <= 3; i++ {
+		r.submit(tg, 5)
+		r.waitAcked(tg, int64(5*i))
+	}
+	ad, cas := r.events(history.Adopt, "t"), r.events(history.CAS, "t")
+	if len(ad) != 1 || ad[0].Outcome != history.OK || len(cas) < 2 {
+		t.Fatalf("target's adoptions %+v, CASes %+v; want one adoption, then CASes", ad, cas)
+	}
+	for i, ev := range cas {
+		if ev.Outcome != history.OK || ev.Token == "" || ev.Seq != ad[0].Seq+int64(i)+1 {
+			t.Fatalf("target's CAS %d: %+v after the adoption at seq %d; want the next seq, a token presented", i, ev, ad[0].Seq)
+		}
+	}
+}
