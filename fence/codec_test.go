@@ -102,25 +102,27 @@ func TestDecodeRejectsIsIdentityNotFenced(t *testing.T) {
 	}
 }
 
+// TestNewRefuses: New refuses each bad option with an error that names it, from its own
+// checks (a negative shard id is New's to refuse, not left to the encoder).
 func TestNewRefuses(t *testing.T) {
 	ok := Options{Store: store.NewMem(), Prefix: "p/", IndexUUID: "i", AllocationID: "a", NodeID: "n", Term: 1}
 	for _, tc := range []struct {
-		name string
-		edit func(*Options)
+		name, want string
+		edit       func(*Options)
 	}{
-		{"nil store", func(o *Options) { o.Store = nil }},
-		{"negative term", func(o *Options) { o.Term = -1 }},
-		{"negative shard", func(o *Options) { o.ShardID = -1 }},
-		{"pipe in index", func(o *Options) { o.IndexUUID = "i|j" }},
-		{"pipe in allocation", func(o *Options) { o.AllocationID = "a|" }},
-		{"pipe in node", func(o *Options) { o.NodeID = "|n" }},
-		{"prefix without slash", func(o *Options) { o.Prefix = "p" }},
-		{"unknown variant", func(o *Options) { o.Variant = "no-such-variant" }},
+		{"nil store", "nil store", func(o *Options) { o.Store = nil }},
+		{"negative term", "negative term -1", func(o *Options) { o.Term = -1 }},
+		{"negative shard", "shard id -1", func(o *Options) { o.ShardID = -1 }},
+		{"pipe in index", "contains '|'", func(o *Options) { o.IndexUUID = "i|j" }},
+		{"pipe in allocation", "contains '|'", func(o *Options) { o.AllocationID = "a|" }},
+		{"pipe in node", "contains '|'", func(o *Options) { o.NodeID = "|n" }},
+		{"prefix without slash", "does not end in /", func(o *Options) { o.Prefix = "p" }},
+		{"unknown variant", "no-such-variant", func(o *Options) { o.Variant = "no-such-variant" }},
 	} {
 		o := ok
 		tc.edit(&o)
-		if _, err := New(o); err == nil {
-			t.Errorf("%s: New accepted %+v", tc.name, o)
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: New(%+v) = %v; want an error naming %q", tc.name, o, err, tc.want)
 		}
 	}
 	f, err := New(ok)

@@ -52,3 +52,19 @@ func TestRefusedBodyIsQuotedWholeUpTo80Bytes(t *testing.T) {
 		t.Fatalf("84-byte body refused with %v; want its first 80 bytes quoted, then ...", err)
 	}
 }
+
+// A .tlog body is three newline-terminated lines, the header, the origin and the ops, so a
+// reader that takes the file line by line (a person with the store's console, a tool)
+// finds each whole; it reads back as the ops written.
+func TestTlogBodyIsThreeTerminatedLines(t *testing.T) {
+	o := origin{Writer: "a", Alloc: "a-alloc1", Node: "n1", Term: 3, Gen: 7}
+	body := encodeTlog(o, []int64{4, 5, 6})
+	want := tlogMagic + "\n" + o.line() + "\nops=4,5,6\n"
+	if string(body) != want {
+		t.Fatalf(".tlog body %q; want %q", body, want)
+	}
+	ops, err := decodeTlog(body)
+	if err != nil || len(ops) != 3 || ops[0] != 4 || ops[2] != 6 {
+		t.Fatalf("decodeTlog: %v, %v; want the ops written", ops, err)
+	}
+}
