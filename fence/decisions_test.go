@@ -121,6 +121,44 @@ func TestConfigRefusedRetryKeepsTheOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// TestConfigRefusedRetryKeepsATransferOrRevertUnknown: the same for a relocation source's
+// transfer and its revert. Each lands with its answer and read-back lost; the retry is refused
+// by the store's configuration (a 403); the retry after that, refused by the source's own
+// landed write, reads it back and takes it: the transfer as done (the key names the target),
+// the revert as resumed (the key names the source again).
+func TestConfigRefusedRetryKeepsATransferOrRevertUnknown(t *testing.T) {
+	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			w := newWorld(t, b)
+			a, as := w.owner("a", 5, true, Correct)
+			as.on("put-if-match", w.key(5), lose)
+			as.on("get", w.key(5), drop)
+			wantErr(t, "landed transfer with a lost answer and a lost read-back", a.Transfer(w.ctx, "t"), ErrRetryable, "")
+			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			bareConfigErr(t, a, "the transfer's retry refused by the configuration", a.Transfer(w.ctx, "t"))
+			mustOK(t, "the transfer's retry after it, refused by the source's own write", a.Transfer(w.ctx, "t"))
+			if c := w.content(5); c.AllocationID != "t" || c.Seq != 1 || a.Fenced() {
+				t.Fatalf("key holds %+v (source fenced: %v); want the transfer to t at seq 1", c, a.Fenced())
+			}
+
+			as.on("put-if-match", w.key(5), lose)
+			as.on("get", w.key(5), drop)
+			resumed, err := a.Revert(w.ctx)
+			wantErr(t, "landed revert with a lost answer and a lost read-back", err, ErrRetryable, "")
+			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			resumed, err = a.Revert(w.ctx)
+			bareConfigErr(t, a, "the revert's retry refused by the configuration", err)
+			resumed, err = a.Revert(w.ctx)
+			mustOK(t, "the revert's retry after it, refused by the source's own write", err)
+			if c := w.content(5); !resumed || c.AllocationID != "a" || c.Seq != 2 || a.Seq() != 2 || a.Fenced() {
+				t.Fatalf("revert resumed %v, key holds %+v, source at seq %d (fenced: %v); want the source's own revert at seq 2 taken",
+					resumed, c, a.Seq(), a.Fenced())
+			}
+		})
+	}
+}
+
 // TestClaimWhoseSweepListingFailsHoldsNothing: a claim creates its key, then the listing
 // before the sweep fails. The claim is retryable (it could not sweep the lower terms), the
 // instance holds no token, and a retry claims.
