@@ -27,13 +27,12 @@ func bareConfigErr(t *testing.T, f *Fence, what string, err error) {
 // configuration error: the call returns the configuration error as itself, neither fenced
 // nor retryable, and the owner is not fenced.
 func TestRefusedRetryWhoseReadBackHitsAConfigErrorReturnsItBare(t *testing.T) {
-	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 	w := newWorld(t, backends()[0])
 	a, as := w.owner("a", 5, true, Correct)
 	as.on("put-if-match", w.key(5), lose)
 	as.on("get", w.key(5), drop)
 	wantErr(t, "landed CAS with a lost answer and a lost read-back", a.Advance(w.ctx), ErrRetryable, "read-back failed")
-	as.on("get", w.key(5), fail).Err(cfgErr)
+	as.on("get", w.key(5), fail).Err(accessDenied)
 	bareConfigErr(t, a, "retry refused by the owner's own write, read-back refused by the configuration", a.Advance(w.ctx))
 	if c := w.content(5); c.AllocationID != "a" || c.Seq != 1 {
 		t.Fatalf("key holds %+v, want the owner's own write at seq 1", c)
@@ -49,13 +48,12 @@ func TestRefusedRetryWhoseReadBackHitsAConfigErrorReturnsItBare(t *testing.T) {
 // the write, so its outcome stays unknown: once the store answers again, the retry refused by
 // the owner's own write adopts it, and the owner goes on; it is never fenced by itself.
 func TestReadBackConfigErrorLeavesTheOutcomeUnknown(t *testing.T) {
-	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			w := newWorld(t, b)
 			a, as := w.owner("a", 5, true, Correct)
 			as.on("put-if-match", w.key(5), lose)
-			as.on("get", w.key(5), fail).Err(cfgErr)
+			as.on("get", w.key(5), fail).Err(accessDenied)
 			bareConfigErr(t, a, "landed CAS with a lost answer, read-back refused by the configuration", a.Advance(w.ctx))
 			mustOK(t, "the retry once the store answers again", a.Advance(w.ctx))
 			mustOK(t, "the next advance", a.Advance(w.ctx))
@@ -98,20 +96,28 @@ func TestGarbledReadBackLeavesTheOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// accessDenied is a 403: the store's configuration refused the request, which was never applied.
+var accessDenied = &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
+
+// landUnanswered makes the next conditional write on term's key land with its answer lost,
+// and the read-back after it lost too: the write's outcome stays unknown.
+func (w *world) landUnanswered(fs *faulty, term int64) {
+	fs.on("put-if-match", w.key(term), lose)
+	fs.on("get", w.key(term), drop)
+}
+
 // TestConfigRefusedRetryKeepsTheOutcomeUnknown: an owner's CAS lands but its answer and its
 // read-back are lost, so its outcome is unknown. The retry at the same seq is refused by the
 // store's configuration (a 403, never applied), which says nothing about the earlier write:
 // the retry after that, refused by the owner's own write, reads it back and adopts it.
 func TestConfigRefusedRetryKeepsTheOutcomeUnknown(t *testing.T) {
-	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			w := newWorld(t, b)
 			a, as := w.owner("a", 5, true, Correct)
-			as.on("put-if-match", w.key(5), lose)
-			as.on("get", w.key(5), drop)
+			w.landUnanswered(as, 5)
 			wantErr(t, "landed CAS with a lost answer and a lost read-back", a.Advance(w.ctx), ErrRetryable, "")
-			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			as.on("put-if-match", w.key(5), fail).Err(accessDenied)
 			bareConfigErr(t, a, "the retry refused by the configuration", a.Advance(w.ctx))
 			mustOK(t, "the retry after it, refused by the owner's own write", a.Advance(w.ctx))
 			if c := w.content(5); c.AllocationID != "a" || c.Seq != 1 || a.Seq() != 1 || a.Fenced() {
@@ -127,26 +133,23 @@ func TestConfigRefusedRetryKeepsTheOutcomeUnknown(t *testing.T) {
 // landed write, reads it back and takes it: the transfer as done (the key names the target),
 // the revert as resumed (the key names the source again).
 func TestConfigRefusedRetryKeepsATransferOrRevertUnknown(t *testing.T) {
-	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			w := newWorld(t, b)
 			a, as := w.owner("a", 5, true, Correct)
-			as.on("put-if-match", w.key(5), lose)
-			as.on("get", w.key(5), drop)
+			w.landUnanswered(as, 5)
 			wantErr(t, "landed transfer with a lost answer and a lost read-back", a.Transfer(w.ctx, "t"), ErrRetryable, "")
-			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			as.on("put-if-match", w.key(5), fail).Err(accessDenied)
 			bareConfigErr(t, a, "the transfer's retry refused by the configuration", a.Transfer(w.ctx, "t"))
 			mustOK(t, "the transfer's retry after it, refused by the source's own write", a.Transfer(w.ctx, "t"))
 			if c := w.content(5); c.AllocationID != "t" || c.Seq != 1 || a.Fenced() {
 				t.Fatalf("key holds %+v (source fenced: %v); want the transfer to t at seq 1", c, a.Fenced())
 			}
 
-			as.on("put-if-match", w.key(5), lose)
-			as.on("get", w.key(5), drop)
+			w.landUnanswered(as, 5)
 			resumed, err := a.Revert(w.ctx)
 			wantErr(t, "landed revert with a lost answer and a lost read-back", err, ErrRetryable, "")
-			as.on("put-if-match", w.key(5), fail).Err(cfgErr)
+			as.on("put-if-match", w.key(5), fail).Err(accessDenied)
 			resumed, err = a.Revert(w.ctx)
 			bareConfigErr(t, a, "the revert's retry refused by the configuration", err)
 			resumed, err = a.Revert(w.ctx)
@@ -187,10 +190,9 @@ func TestClaimWhoseSweepListingFailsHoldsNothing(t *testing.T) {
 // TestClaimWhoseSweepListingHitsAConfigErrorReturnsItBare: the listing before the sweep
 // fails with a configuration error: the claim returns it as itself and holds no token.
 func TestClaimWhoseSweepListingHitsAConfigErrorReturnsItBare(t *testing.T) {
-	cfgErr := &store.Error{Op: "test", Kind: store.ErrConfig, Status: 403, Code: "AccessDenied"}
 	w := newWorld(t, backends()[0])
 	a, as := w.fence("a", 5, true, Correct)
-	as.on("list", "", fail).Skip(1).Err(cfgErr)
+	as.on("list", "", fail).Skip(1).Err(accessDenied)
 	bareConfigErr(t, a, "claim whose sweep listing is refused by the configuration", a.Claim(w.ctx))
 	if a.Token() != "" {
 		t.Fatalf("a claim that could not sweep holds token %q", a.Token())
