@@ -27,3 +27,22 @@ func TestRetryBackoffDoublesUpToItsCap(t *testing.T) {
 		}
 	}
 }
+
+// The auditor's restore read waits out the retry backoff before each retry, as a writer's
+// does: two unanswered reads of the restore point's metadata cost RetryBackoff and then twice
+// it on the virtual clock before the third read succeeds.
+func TestAuditRetriesAfterTheBackoff(t *testing.T) {
+	const base = 10 * time.Millisecond
+	clock := wait.Virtual()
+	r := memRig(t, func(c *Config) { c.Clock, c.RetryBackoff = clock, base })
+	r.acking("a", 3, 5)
+	r.settle()
+	st := newFailStore(r.st, "get", isMetadataFile, 2, unanswered)
+	took := clock.Stopwatch()
+	if _, err := r.c.Audit(ctx(t), st, 0); err != nil {
+		t.Fatalf("audit whose first two metadata reads go unanswered: %v", err)
+	}
+	if got := took(); got < 3*base-time.Microsecond {
+		t.Fatalf("the audit took %v of virtual time; want at least the two backoffs, %v", got, 3*base)
+	}
+}

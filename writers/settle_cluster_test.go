@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/fencebench/fencebench/history"
 )
 
 // Cluster.Settle waits for every writer, not the first that settled: with a settled standby
@@ -35,5 +37,23 @@ func TestErrText(t *testing.T) {
 	}
 	if got := errText(errors.New("the store refused")); got != "the store refused" {
 		t.Fatalf("errText = %q", got)
+	}
+}
+
+// The bus's wait for a target to serve: it returns served as soon as the writer has
+// acknowledged the ops asked for (not one more), and the context's end when the writer
+// neither serves nor stops.
+func TestWaitAckedOrStopped(t *testing.T) {
+	r := memRig(t, nil)
+	r.acking("a", 3, 5)
+	wctx, cancel := context.WithTimeout(ctx(t), 5*time.Second)
+	defer cancel()
+	if served, err := r.c.bus.waitAckedOrStopped(wctx, "a", 5, history.SigCrashed); !served || err != nil {
+		t.Fatalf("wait for the 5 ops a acknowledged: served %v, %v; want served at once", served, err)
+	}
+	short, cancelShort := context.WithTimeout(ctx(t), 50*time.Millisecond)
+	defer cancelShort()
+	if served, err := r.c.bus.waitAckedOrStopped(short, "a", 6, history.SigCrashed); served || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait for a 6th op that never comes: served %v, %v; want the context's end", served, err)
 	}
 }
