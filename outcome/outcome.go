@@ -112,6 +112,20 @@ func (p *Preflight) Unsafe() *StoreUnsafe {
 // pre-flight: its verdict is fail, and the cause is the store, not the protocol.
 const StoreUnsafeReason = "store unsafe"
 
+// Traffic counts the client traffic of a cell. Every op sent is one Op event in the history
+// (accepted: ok; refused: fail), which the runner checks before the history is judged.
+type Traffic struct {
+	// Sent ops reached a writer that believed it was primary; Accepted were buffered,
+	// Refused were turned away (the writer was no longer serving).
+	Sent     int64 `json:"sent"`
+	Accepted int64 `json:"accepted"`
+	Refused  int64 `json:"refused"`
+	// Unrouted slots found no writer believing it was primary; Skipped were dropped because
+	// a client fell behind its schedule.
+	Unrouted int64 `json:"unrouted"`
+	Skipped  int64 `json:"skipped"`
+}
+
 // CellResult is everything a cell produced: one scenario run with one protocol variant, the
 // unit of a verdict, a folder and a JUnit testcase.
 type CellResult struct {
@@ -144,6 +158,8 @@ type CellResult struct {
 	// Rerun is the exact command that reruns this cell with its seed.
 	Rerun    string   `json:"rerun"`
 	Schedule []string `json:"schedule,omitempty"`
+	// Traffic is what the scenario's clients did (nil: the scenario ran no traffic).
+	Traffic *Traffic `json:"traffic,omitempty"`
 	// Files lists the files persisted in the cell folder, by name.
 	Files []string `json:"files,omitempty"`
 

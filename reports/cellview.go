@@ -42,20 +42,21 @@ type cellView struct {
 	// FirstViolation describes the event the "first-violation" anchor marks ("" when none).
 	FirstViolation string `json:"first_violation,omitempty"`
 
-	Timeline    timelineView    `json:"timeline"`
-	Invariants  []invariantRow  `json:"invariants"`
-	Lost        []lostRow       `json:"lost,omitempty"`
-	LostMore    int             `json:"lost_more,omitempty"`
-	Liveness    livenessView    `json:"liveness"`
-	Faults      faultView       `json:"faults"`
-	Requests    opTable         `json:"requests"`
-	StoreSide   opTable         `json:"store_side"`
-	Ambiguity   ambiguityView   `json:"ambiguity"`
-	Latency     latencyView     `json:"latency"`
-	Rerun       string          `json:"rerun,omitempty"`
-	Files       []fileLink      `json:"files,omitempty"`
-	Warnings    []string        `json:"warnings,omitempty"`
-	EventByKind []kindCountView `json:"event_by_kind,omitempty"`
+	Timeline    timelineView     `json:"timeline"`
+	Invariants  []invariantRow   `json:"invariants"`
+	Lost        []lostRow        `json:"lost,omitempty"`
+	LostMore    int              `json:"lost_more,omitempty"`
+	Liveness    livenessView     `json:"liveness"`
+	Traffic     *outcome.Traffic `json:"traffic,omitempty"`
+	Faults      faultView        `json:"faults"`
+	Requests    opTable          `json:"requests"`
+	StoreSide   opTable          `json:"store_side"`
+	Ambiguity   ambiguityView    `json:"ambiguity"`
+	Latency     latencyView      `json:"latency"`
+	Rerun       string           `json:"rerun,omitempty"`
+	Files       []fileLink       `json:"files,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
+	EventByKind []kindCountView  `json:"event_by_kind,omitempty"`
 }
 
 // buildCellView computes the data of a cell page. runID names the run for the page header.
@@ -81,6 +82,7 @@ func buildCellView(runID string, c *outcome.CellResult) cellView {
 		LedgerSize:  len(c.Ledger),
 		Duration:    fmtDur(c.Duration),
 		Rerun:       c.Rerun,
+		Traffic:     c.Traffic,
 	}
 	v.Verdict.Title = ""
 	v.Expectation = expectation(c)

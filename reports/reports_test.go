@@ -449,3 +449,23 @@ func TestLargeCellPageStaysSmall(t *testing.T) {
 		t.Errorf("page is %d KB for 100k events, want at most 900 KB", len(page)/1024)
 	}
 }
+
+// A cell page says what the clients did, leaving out the counts that are zero.
+func TestCellPageShowsTraffic(t *testing.T) {
+	c := *synthRun().Cells[0]
+	c.Traffic = &outcome.Traffic{Sent: 7, Accepted: 5, Refused: 2, Unrouted: 3}
+	page, err := renderCell("traffic", &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("<b>7</b> ops sent (5 accepted, 2 refused, 3 unrouted)")) {
+		t.Errorf("the page does not show the traffic counts")
+	}
+	if bytes.Contains(page, []byte("skipped)")) {
+		t.Errorf("the page shows a zero skipped count")
+	}
+	c.Traffic = nil
+	if page, err = renderCell("traffic", &c); err != nil || bytes.Contains(page, []byte("ops sent")) {
+		t.Errorf("a cell without traffic shows traffic counts (err %v)", err)
+	}
+}

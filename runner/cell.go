@@ -405,7 +405,7 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 	// does), heal every fault, let in-flight work finish (bounded).
 	cr.awaitServing(ctx, traffic)
 	if traffic != nil {
-		traffic.Stop()
+		cr.res.Traffic = trafficCounts(traffic.Stop())
 	}
 	cr.mu.Lock()
 	cr.trafficEnd = cr.rec.Now()
@@ -456,6 +456,11 @@ func (cr *cellRun) finish(ctx context.Context, cancel context.CancelFunc, traffi
 
 	cr.res.Events = cr.rec.Events()
 	cr.res.Ledger = cr.fb.Ledger()
+	if cr.res.Traffic != nil {
+		if err := trafficAgrees(cr.res.Traffic, cr.res.Events); err != nil {
+			cr.fail(fmt.Errorf("traffic: %w", err))
+		}
+	}
 	cr.mu.Lock()
 	harness := errors.Join(cr.harness...)
 	cr.mu.Unlock()
