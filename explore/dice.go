@@ -37,6 +37,9 @@ type dice struct {
 	// scripts draws whether a schedule gets a script of request faults on one writer's fence
 	// requests, and its faults (see scriptRules): its own stream, for the same reason.
 	scripts *rand.Rand
+	// hidden draws whether a first-read fault on a promoted copy's .tlog files answers 404
+	// (see readFault): its own stream, for the same reason.
+	hidden *rand.Rand
 }
 
 func newDice(seed uint64) *dice {
@@ -44,7 +47,8 @@ func newDice(seed uint64) *dice {
 		stalls: rand.New(rand.NewPCG(seed^0x27d4eb2f, seed)), listings: rand.New(rand.NewPCG(seed^0x165667b1, seed)),
 		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed)), stops: rand.New(rand.NewPCG(seed^0xc2b2ae35, seed)),
 		fails: rand.New(rand.NewPCG(seed^0x27d4eb2d, seed)), denials: rand.New(rand.NewPCG(seed^0x9e3779b1, seed)),
-		handoffs: rand.New(rand.NewPCG(seed^0x2545f491, seed)), scripts: rand.New(rand.NewPCG(seed^0x61c88647, seed))}
+		handoffs: rand.New(rand.NewPCG(seed^0x2545f491, seed)), scripts: rand.New(rand.NewPCG(seed^0x61c88647, seed)),
+		hidden: rand.New(rand.NewPCG(seed^0x7feb352d, seed))}
 }
 
 // enable draws a weight table over names: each with probability one half, at a weight of 1

@@ -381,10 +381,11 @@ func TestGenerateListingHoldLeavesTheRestOfTheSeed(t *testing.T) {
 
 // Some schedules fault the first reads of a file kind on a standby they promote or recover,
 // from the start; the rule names the files, or for a metadata kind sometimes its listing
-// (the exact prefix), never both; the rest of such a schedule is what the seed drew without
-// it.
+// (the exact prefix), never both; a 404 only on the .tlog files of a copy the schedule
+// promotes and does not expect to serve; the rest of such a schedule is what the seed drew
+// without it.
 func TestGenerateReadFaults(t *testing.T) {
-	kinds := map[string]int{}
+	kinds, hidden := map[string]int{}, 0
 	for seed := uint64(1); seed <= 2000; seed++ {
 		sc, err := Generate(seed, GenOptions{})
 		if err != nil {
@@ -414,6 +415,20 @@ func TestGenerateReadFaults(t *testing.T) {
 		if !reached {
 			t.Fatalf("seed %d: read fault on %s, which the schedule neither promotes nor recovers:\n%s", seed, rf.Params.Writer, sc.Raw)
 		}
+		if r.Status == 404 {
+			hidden++
+			promoted := false
+			for _, st := range sc.Steps {
+				promoted = promoted || st.Action == scenarios.Promote && st.Params.Writer == rf.Params.Writer
+			}
+			if !strings.HasSuffix(r.Key, ".tlog") || !promoted || sc.Expect.Serving == rf.Params.Writer {
+				t.Fatalf("seed %d: a 404 on %s for %s (serving %q), want only a promoted copy's .tlog files, never the copy that must serve:\n%s",
+					seed, r.Key, rf.Params.Writer, sc.Expect.Serving, sc.Raw)
+			}
+		}
+	}
+	if hidden < 10 {
+		t.Errorf("only %d of 2000 schedules hide a .tlog from a promotion's restore read", hidden)
 	}
 	if len(kinds) != 6 {
 		t.Fatalf("read faults by key %v, want all four kinds of file and the two metadata listings", kinds)

@@ -500,6 +500,11 @@ func pairRule(m *scenarios.Scenario, r *rand.Rand, _ uint64, _ GenOptions) bool 
 		rule.Action == faults.Misdirect && rule.Method != "GET" {
 		rule.Action, rule.Status, rule.Code = faults.SyntheticStatus, 500, ""
 	}
+	if rule.Method == "PUT" && rule.Header == "" && rule.Status == 404 {
+		// A store answers 404 to an upload only for a precondition on a missing key: the
+		// twin of a hidden file's read is a failed upload instead.
+		rule.Status, rule.Code = 500, ""
+	}
 	if rule.Method == "PUT" && rule.Action == faults.DropResponse && r.IntN(2) == 0 {
 		rule.Action, rule.Status, rule.Code = faults.SyntheticStatus, 500, ""
 	}

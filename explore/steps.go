@@ -164,16 +164,20 @@ func (g *gen) promote(int) ([]scenarios.Step, bool) {
 // of its hydration, or of its recovery. A restore read that took a failed read for an empty
 // one would start the new term without the ops its predecessor acknowledged, a hydration that
 // did so without the segments published before, and the other request rules, spread over
-// every request, meet those few reads too seldom. It is drawn from a stream of its own after
+// every request, meet those few reads too seldom. A third of a promoted copy's .tlog faults
+// answer 404, a store hiding a file the restore point names: the promotion must refuse to
+// serve from the broken lineage. It is drawn from a stream of its own after
 // the rest of the schedule, so the other draws of a seed stay as they were; a shape that is
 // the whole schedule gets none.
 func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	var ws []string
+	promoted := map[string]bool{}
 	refreshes := false
 	for _, st := range steps {
 		switch st.Action {
 		case scenarios.Promote, scenarios.Recover:
 			ws = append(ws, st.Params.Writer)
+			promoted[st.Params.Writer] = promoted[st.Params.Writer] || st.Action == scenarios.Promote
 		case scenarios.Refresh:
 			refreshes = true
 		}
@@ -198,6 +202,15 @@ func (g *gen) readFault(steps []scenarios.Step) (scenarios.Step, bool) {
 	}
 	acts := []string{"status-500", "status-503", string(faults.DropResponse), string(faults.Delay)}
 	act := acts[g.reads.IntN(len(acts))]
+	if i == 1 && promoted[w] && w != g.serving && g.hidden.IntN(3) == 0 {
+		// A store that hides a .tlog the restore point names (a 404 for a file that stands):
+		// the promotion must refuse to serve from the broken lineage, and stays a standby; one
+		// that took the missing file for an empty one would start its term without the ops in
+		// it. Only a promotion's: a recovery notes missing files and finishes (the store is
+		// trusted to keep what the primary's lineage names), and a copy that must end serving
+		// cannot be refused its term.
+		act = "status-404"
+	}
 	g.rules++
 	r := faults.Rule{Name: fmt.Sprintf("%s-first-%s-read-%d", act, fam.name, g.rules), Key: fam.key, Method: "GET",
 		Nth: 1, Count: 1 + g.reads.IntN(2)}
