@@ -301,9 +301,13 @@ func (rl *relocation) abort(ctx context.Context) (RelocationResult, error) {
 
 // transfer hands the source's fence ownership to the target's allocation, recording
 // Transfer with the retained token, retrying while the outcome is unknown (a read-back that
-// came back garbled included).
+// came back garbled included). A refusal for the store's configuration (a 403) ends it only
+// while every earlier attempt is known not to have landed: after an unknown one it tries
+// again, or the source would serve on a chain its own write may have handed over, and fence
+// itself at its next sync with nobody superseding it.
 func (rl *relocation) transfer(ctx context.Context) error {
 	w, target := rl.src, rl.target
+	unknown := false
 	for attempt := 1; ; attempt++ {
 		sp := w.begin(history.Event{Kind: history.Transfer, Term: w.Term(), Key: w.f.Key(), Detail: target.id,
 			Token: w.f.Token()})
@@ -316,7 +320,8 @@ func (rl *relocation) transfer(ctx context.Context) error {
 			w.emit(history.SigTransferred, ev, 0)
 			return nil
 		}
-		if !retryable(err) && !garbled(err) || ctx.Err() != nil {
+		unknown = unknown || retryable(err) || garbled(err)
+		if !retryable(err) && !garbled(err) && !(unknown && untold(err)) || ctx.Err() != nil {
 			return err
 		}
 		if !w.backoff(ctx, attempt) {

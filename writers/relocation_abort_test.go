@@ -187,3 +187,61 @@ func TestTransferRetriesAfterAGarbledReadBack(t *testing.T) {
 		t.Fatalf("a copy was fenced: %+v", r.events(history.Fenced, ""))
 	}
 }
+
+// deniedStore lands the first conditional write on the fence after it is armed without an
+// answer, fails the read-back that follows, and refuses the next conditional write for the
+// store's configuration (a 403) without applying it.
+type deniedStore struct {
+	store.Store
+	armed, readBack, deny atomic.Bool
+}
+
+func (d *deniedStore) PutIfMatch(ctx context.Context, key string, body []byte, etag string) (string, error) {
+	if strings.Contains(key, "/fence__") {
+		if d.armed.CompareAndSwap(true, false) {
+			if _, err := d.Store.PutIfMatch(ctx, key, body, etag); err != nil {
+				return "", err
+			}
+			d.readBack.Store(true)
+			d.deny.Store(true)
+			return "", unanswered
+		}
+		if d.deny.CompareAndSwap(true, false) {
+			return "", forbidden
+		}
+	}
+	return d.Store.PutIfMatch(ctx, key, body, etag)
+}
+
+func (d *deniedStore) Get(ctx context.Context, key string) (store.Object, error) {
+	if strings.Contains(key, "/fence__") && d.readBack.CompareAndSwap(true, false) {
+		return store.Object{}, unanswered
+	}
+	return d.Store.Get(ctx, key)
+}
+
+// A transfer that landed unanswered, whose read-back failed and whose retry met a 403, is
+// tried again: the next retry, refused by that very transfer, is recognised by identity and
+// the handoff goes on. Given up on the 403, the source would serve again on a chain its own
+// write had handed to the target, and fence itself at its next sync with nobody superseding
+// it.
+func TestTransferRetriesADenialAfterAnUnknownAttempt(t *testing.T) {
+	r := memRig(t, nil)
+	st := &deniedStore{Store: r.st}
+	a, tg := r.ackingOn("a", st, 3, 10), r.add("t", nil)
+	t.Cleanup(r.c.Bus().Subscribe(func(s Signal) {
+		if s.Writer == "a" && s.Kind == history.SigDrained {
+			st.armed.Store(true)
+		}
+	}))
+	res, err := a.Relocate(ctx(t), tg, RelocateOptions{})
+	if err != nil || res != RelocationHandedOff {
+		t.Fatalf("relocation whose transfer landed unanswered, read back nothing and met a 403: %+v, %v (source %s); want it handed off",
+			res, err, a.State())
+	}
+	r.submit(tg, 5)
+	r.waitAcked(tg, 5)
+	if fenced := r.events(history.Fenced, ""); len(fenced) != 0 {
+		t.Fatalf("a copy was fenced: %+v", fenced)
+	}
+}
