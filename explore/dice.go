@@ -40,6 +40,9 @@ type dice struct {
 	// hidden draws whether a first-read fault on a promoted copy's .tlog files answers 404
 	// (see readFault): its own stream, for the same reason.
 	hidden *rand.Rand
+	// silent draws whether a schedule runs without client traffic (see silence): its own
+	// stream, for the same reason.
+	silent *rand.Rand
 }
 
 func newDice(seed uint64) *dice {
@@ -48,7 +51,7 @@ func newDice(seed uint64) *dice {
 		pairs: rand.New(rand.NewPCG(seed^0x85ebca6b, seed)), stops: rand.New(rand.NewPCG(seed^0xc2b2ae35, seed)),
 		fails: rand.New(rand.NewPCG(seed^0x27d4eb2d, seed)), denials: rand.New(rand.NewPCG(seed^0x9e3779b1, seed)),
 		handoffs: rand.New(rand.NewPCG(seed^0x2545f491, seed)), scripts: rand.New(rand.NewPCG(seed^0x61c88647, seed)),
-		hidden: rand.New(rand.NewPCG(seed^0x7feb352d, seed))}
+		hidden: rand.New(rand.NewPCG(seed^0x7feb352d, seed)), silent: rand.New(rand.NewPCG(seed^0x846ca68b, seed))}
 }
 
 // enable draws a weight table over names: each with probability one half, at a weight of 1

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fencebench/fencebench/fence"
+	"github.com/fencebench/fencebench/history"
 	"github.com/fencebench/fencebench/scenarios"
 )
 
@@ -177,6 +178,7 @@ func (g *gen) scenario() *scenarios.Scenario {
 	sc.Steps = g.steps
 	g.pair(sc)
 	g.script(sc)
+	g.silence(sc)
 	g.steps = sc.Steps
 	for i := range g.steps {
 		g.steps[i].Index = i
@@ -264,6 +266,30 @@ func (g *gen) drawSwarm() {
 // drawWriters declares the writers: a primary "a" at a drawn first term and up to
 // MaxWriters-1 standbys.
 func (g *gen) drawWriters() []scenarios.Writer { return g.c.draw(g.dice, g.o.MaxWriters) }
+
+// silence runs half the schedules that can do without client traffic without it (about one
+// in twenty-five of all): a copy that is given no op syncs
+// nothing, so its fence stays where a relocation, a claim or a script left it until the copy
+// next writes (the heal probe's op at the latest), and the requests a rule counts are the
+// protocol's own. A schedule whose steps wait for an acknowledgement, a sync or a CAS, a clean
+// one (whose acknowledgement bound wants ops) and a system's keep their traffic. Drawn from a
+// stream of its own, so every other draw of a seed stays as it was.
+func (g *gen) silence(sc *scenarios.Scenario) {
+	if g.quiet || g.clean || g.o.System != nil || g.silent.IntN(2) != 0 {
+		return
+	}
+	for _, st := range sc.Steps {
+		for _, t := range []*scenarios.EventTrigger{st.After, st.Params.Until} {
+			if t != nil && (needsOps[t.Event] || needsOps[t.Or]) {
+				return
+			}
+		}
+	}
+	sc.Traffic.Clients = 0
+}
+
+// needsOps are the events a copy emits only when it is given ops.
+var needsOps = map[history.SignalKind]bool{history.SigAcked: true, history.SigSynced: true, history.SigCAS: true}
 
 func (g *gen) drawTraffic() scenarios.Traffic {
 	return scenarios.Traffic{

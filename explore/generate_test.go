@@ -800,3 +800,30 @@ func TestGeneratedSchedulesAskForServesAfterHeal(t *testing.T) {
 		}
 	}
 }
+
+// About one schedule in twenty-five runs without client traffic (besides the shapes that need none), never
+// one whose steps wait for an event only ops make a copy emit, nor a clean one.
+func TestGenerateSilentSchedules(t *testing.T) {
+	silent := 0
+	for seed := uint64(1); seed <= 1000; seed++ {
+		g := newGen(seed, GenOptions{}.normalized())
+		sc := g.scenario()
+		if sc.Traffic.Clients != 0 || g.quiet {
+			continue // traffic, or a shape of its own without it
+		}
+		silent++
+		if sc.Expect.MaxTimeToAck != 0 {
+			t.Fatalf("seed %d: a clean schedule without traffic:\n%s", seed, sc.Raw)
+		}
+		for _, st := range sc.Steps {
+			for _, tr := range []*scenarios.EventTrigger{st.After, st.Params.Until} {
+				if tr != nil && (needsOps[tr.Event] || needsOps[tr.Or]) {
+					t.Fatalf("seed %d: no traffic, yet step %d waits for %s:\n%s", seed, st.Index, tr.Event, sc.Raw)
+				}
+			}
+		}
+	}
+	if silent < 20 || silent > 80 {
+		t.Errorf("%d of 1000 schedules without traffic, want about one in twenty-five", silent)
+	}
+}
