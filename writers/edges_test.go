@@ -280,3 +280,13 @@ func TestAbandonedCallOfAPausedWriterReportsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// Traffic needs a positive rate: a zero or negative one is refused, and no client starts.
+func TestTrafficRefusesARateThatIsNotPositive(t *testing.T) {
+	r := memRig(t, nil)
+	for _, rate := range []float64{0, -1} {
+		if tr, err := r.c.StartTraffic(ctx(t), TrafficConfig{Clients: 2, Rate: rate}); err == nil || tr != nil {
+			t.Fatalf("rate %v: traffic %v, error %v; want it refused", rate, tr, err)
+		}
+	}
+}
